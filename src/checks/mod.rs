@@ -1,0 +1,142 @@
+//! Builtin checks and their registry.
+//!
+//! A check only says *what* and *where* (a [`Draft`] with a symbolic [`Location`]); the engine
+//! stamps the rule's metadata, applies the config (severity overrides, disabled rules, ignores)
+//! and resolves line/column spans. A check cannot report under a rule id it did not declare.
+
+mod drift;
+mod duplicate_tool;
+
+use crate::config::Posture;
+use crate::finding::{Change, Location, Severity};
+use crate::fingerprint::FingerprintOptions;
+use crate::input::Inputs;
+use crate::lock::Lock;
+use crate::source::SourceId;
+use crate::state::ServerState;
+
+/// The lockfile a run compares against, and where it was read from.
+pub struct LockInUse {
+    pub lock: Lock,
+    pub source: SourceId,
+}
+
+pub struct Context<'a> {
+    pub inputs: &'a Inputs,
+    pub states: &'a [ServerState<'a>],
+    pub lock: Option<&'a LockInUse>,
+    /// The options the states were fingerprinted with (the lock's own, when there is a lock).
+    pub options: &'a FingerprintOptions,
+    pub posture: Posture,
+}
+
+pub trait Check: Sync {
+    /// Every rule id this check may report; each must have a `kind: builtin` file in `rules/`.
+    fn rules(&self) -> &'static [&'static str];
+    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>);
+}
+
+/// Every builtin check. Explicit, so a reader can see the whole list in one place.
+pub fn builtin() -> Vec<Box<dyn Check>> {
+    vec![
+        Box::new(drift::Drift),
+        Box::new(duplicate_tool::DuplicateToolName),
+    ]
+}
+
+/// A finding before the engine has stamped it with rule metadata and config.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    pub rule: &'static str,
+    pub location: Location,
+    pub message: String,
+    /// Overrides the rule's default severity for this finding (e.g. the strict posture).
+    pub severity: Option<Severity>,
+    pub server: Option<String>,
+    pub tool: Option<String>,
+    pub field: Option<String>,
+    pub related: Vec<Location>,
+    pub change: Option<Change>,
+}
+
+impl Draft {
+    pub fn new(rule: &'static str, location: Location, message: impl Into<String>) -> Draft {
+        Draft {
+            rule,
+            location,
+            message: message.into(),
+            severity: None,
+            server: None,
+            tool: None,
+            field: None,
+            related: Vec::new(),
+            change: None,
+        }
+    }
+
+    pub fn server(mut self, server: &str) -> Draft {
+        self.server = Some(server.to_string());
+        self
+    }
+
+    pub fn tool(mut self, tool: &str) -> Draft {
+        self.tool = Some(tool.to_string());
+        self
+    }
+
+    pub fn field(mut self, field: &str) -> Draft {
+        self.field = Some(field.to_string());
+        self
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Draft {
+        self.severity = Some(severity);
+        self
+    }
+
+    pub fn related(mut self, location: Location) -> Draft {
+        self.related.push(location);
+        self
+    }
+
+    pub fn change(mut self, change: Change) -> Draft {
+        self.change = Some(change);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::builtin;
+    use crate::rules::{Catalogue, Kind};
+
+    /// zizmor keeps registrations and docs in sync by hand; here a test does it, both ways.
+    #[test]
+    fn every_builtin_rule_has_exactly_one_check() {
+        let catalogue = Catalogue::builtin().unwrap();
+        let mut declared = BTreeSet::new();
+        for check in builtin() {
+            for id in check.rules() {
+                assert!(
+                    declared.insert(*id),
+                    "rule `{id}` is declared by two checks"
+                );
+                let rule = catalogue
+                    .get(id)
+                    .unwrap_or_else(|| panic!("rule `{id}` has no file in rules/"));
+                assert_eq!(rule.kind, Kind::Builtin, "rule `{id}`");
+            }
+        }
+        for rule in catalogue.rules().iter().filter(|r| r.kind == Kind::Builtin) {
+            let engine_rule = crate::scan::ENGINE_RULES.contains(&rule.id.as_str());
+            assert!(
+                declared.contains(rule.id.as_str()) || engine_rule,
+                "rules/{}/{}.yaml has no check",
+                rule.category.as_str(),
+                rule.id
+            );
+        }
+    }
+}

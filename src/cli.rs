@@ -1,0 +1,221 @@
+//! Command-line interface: argument definitions and dispatch. Exit codes: 0 clean, 1 findings at
+//! or above `--fail-on` (or an out-of-date lock with `lock --check`), 2 usage, config or input
+//! error. The exit code never depends on the output format.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::commands;
+use crate::config::{Config, FailOn};
+use crate::error::Error;
+use crate::render::Format;
+use crate::render::paint::Paint;
+use crate::rules::Catalogue;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mcp-scan",
+    version,
+    about = "Offline scanner and CI linter for MCP tool definitions"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub global: Global,
+}
+
+#[derive(Args, Debug)]
+pub struct Global {
+    /// Config file (default: mcp-scan.yaml in the working directory, if present)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore mcp-scan.yaml even if present
+    #[arg(long, global = true, conflicts_with = "config")]
+    pub no_config: bool,
+    /// When to colour output
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Say more: list skipped files
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Scan snapshots: drift against mcp.lock and every enabled rule
+    Check(CheckArgs),
+    /// Approve the scanned definitions: write or refresh mcp.lock
+    Lock(LockArgs),
+    /// Show what `mcp-scan lock` would change in mcp.lock
+    Diff(DiffArgs),
+    /// Show the servers and tools approved in mcp.lock
+    Show(ShowArgs),
+    /// List and explain the rules
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+#[derive(Args, Debug)]
+pub struct LockFileArg {
+    /// The lockfile (default: `lock` from the config, else mcp.lock)
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Snapshot files or directories (default: `paths` from the config, else .)
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub lock: LockFileArg,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a finding is at or above this severity: info, low, medium, high, critical, none
+    #[arg(long, value_name = "SEVERITY", value_parser = FailOn::parse)]
+    pub fail_on: Option<FailOn>,
+    /// Every server must be approved: an unbaselined server is a high finding
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LockArgs {
+    /// Snapshot files or directories (default: `paths` from the config, else .)
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub lock: LockFileArg,
+    /// Do not write: exit 1 if the lock is out of date
+    #[arg(long)]
+    pub check: bool,
+    /// Approve only this server (repeatable); others keep their baseline
+    #[arg(long, value_name = "NAME")]
+    pub server: Vec<String>,
+    /// Quarantine this server: every check fails on it until released
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["release", "check", "server"])]
+    pub quarantine: Option<String>,
+    /// Release a quarantined server
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["check", "server"])]
+    pub release: Option<String>,
+    /// Who approves (default: git user.email, else $USER)
+    #[arg(long, value_name = "WHO")]
+    pub approved_by: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Snapshot files or directories (default: `paths` from the config, else .)
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub lock: LockFileArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub lock: LockFileArg,
+    /// List every tool with its digest
+    #[arg(long)]
+    pub detailed: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RulesCommand {
+    /// List every rule: id, category, severity, confidence
+    List,
+    /// Print a rule's documentation
+    Explain {
+        /// The rule id
+        id: String,
+    },
+}
+
+/// What every command needs: the rule catalogue, the config and how to paint.
+pub struct Env {
+    pub catalogue: Catalogue,
+    pub config: Config,
+    pub paint: Paint,
+    pub verbose: bool,
+}
+
+impl Env {
+    pub fn paths(&self, given: &[PathBuf]) -> Vec<PathBuf> {
+        if !given.is_empty() {
+            given.to_vec()
+        } else if !self.config.paths.is_empty() {
+            self.config.paths.clone()
+        } else {
+            vec![PathBuf::from(".")]
+        }
+    }
+
+    /// The lockfile path, and whether the user named it (then it must exist for `check`).
+    pub fn lock_path(&self, given: &LockFileArg) -> (PathBuf, bool) {
+        match (&given.lock, &self.config.lock) {
+            (Some(path), _) | (None, Some(path)) => (path.clone(), true),
+            (None, None) => (PathBuf::from("mcp.lock"), false),
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(errors) => {
+            for error in errors {
+                eprintln!("error: {error}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<u8, Vec<Error>> {
+    let catalogue = Catalogue::builtin().map_err(|e| vec![e])?;
+    let config = if cli.global.no_config {
+        Config::default()
+    } else {
+        Config::load(cli.global.config.as_deref(), &catalogue).map_err(|e| vec![e])?
+    };
+    let writes_to_terminal = match &cli.command {
+        Command::Check(args) => args.output.is_none(),
+        _ => true,
+    } && std::io::stdout().is_terminal();
+    let paint = Paint {
+        enabled: match cli.global.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                writes_to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        },
+    };
+    let env = Env {
+        catalogue,
+        config,
+        paint,
+        verbose: cli.global.verbose,
+    };
+    match cli.command {
+        Command::Check(args) => commands::check::run(&env, &args),
+        Command::Lock(args) => commands::lock::run(&env, &args),
+        Command::Diff(args) => commands::diff::run(&env, &args),
+        Command::Show(args) => commands::show::run(&env, &args).map_err(|e| vec![e]),
+        Command::Rules(command) => commands::rules::run(&env, &command).map_err(|e| vec![e]),
+    }
+}

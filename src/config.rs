@@ -1,0 +1,265 @@
+//! `mcp-scan.yaml`: posture, failure threshold, paths, fingerprint options, per-rule settings and
+//! ignores. Unknown keys are errors (with their line and column): a typo must not silently turn a
+//! setting off.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::finding::Severity;
+use crate::fingerprint::{Algorithm, FingerprintOptions};
+use crate::rules::Catalogue;
+
+pub const DEFAULT_FILES: [&str; 2] = ["mcp-scan.yaml", "mcp-scan.yml"];
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Posture {
+    /// Trust on first use: a server without a baseline is informational.
+    #[default]
+    Discovery,
+    /// Every server must be approved: a server without a baseline fails the run.
+    Strict,
+}
+
+/// `--fail-on` / `fail_on`: a severity, or `none` to never fail on findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailOn(pub Option<Severity>);
+
+impl Default for FailOn {
+    fn default() -> FailOn {
+        FailOn(Some(Severity::High))
+    }
+}
+
+impl FailOn {
+    pub fn parse(s: &str) -> Result<FailOn, String> {
+        match s {
+            "none" => Ok(FailOn(None)),
+            _ => Severity::parse(s)
+                .map(|sev| FailOn(Some(sev)))
+                .ok_or_else(|| {
+                    format!("`{s}` is not one of info, low, medium, high, critical, none")
+                }),
+        }
+    }
+
+    pub fn fails(self, severity: Severity) -> bool {
+        self.0.is_some_and(|threshold| severity >= threshold)
+    }
+}
+
+impl<'de> Deserialize<'de> for FailOn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FailOn, D::Error> {
+        let s = String::deserialize(d)?;
+        FailOn::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub posture: Posture,
+    pub fail_on: Option<FailOn>,
+    /// Paths scanned when none are given on the command line.
+    #[serde(default)]
+    pub paths: Vec<PathBuf>,
+    /// The lockfile, when not `mcp.lock` in the working directory.
+    pub lock: Option<PathBuf>,
+    #[serde(default)]
+    pub fingerprint: FingerprintConfig,
+    #[serde(default)]
+    pub rules: BTreeMap<String, RuleConfig>,
+    #[serde(default)]
+    pub ignore: Vec<Ignore>,
+    /// Where the config was read from, for locating `unused-ignore` findings.
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FingerprintConfig {
+    #[serde(default)]
+    pub algorithm: Algorithm,
+    /// Top-level tool fields left out of fingerprints (e.g. `annotations`); `_meta` always is.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleConfig {
+    pub enabled: Option<bool>,
+    pub severity: Option<Severity>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ignore {
+    pub rule: String,
+    pub server: Option<String>,
+    pub tool: Option<String>,
+    /// Required: a suppression nobody can explain is a finding waiting to be missed.
+    pub reason: String,
+}
+
+impl Ignore {
+    pub fn matches(&self, rule: &str, server: Option<&str>, tool: Option<&str>) -> bool {
+        self.rule == rule
+            && self.server.as_deref().is_none_or(|s| Some(s) == server)
+            && self.tool.as_deref().is_none_or(|t| Some(t) == tool)
+    }
+}
+
+impl Config {
+    /// `--config FILE` if given (must exist), else `mcp-scan.yaml` in the working directory if
+    /// present, else defaults.
+    pub fn load(explicit: Option<&Path>, catalogue: &Catalogue) -> Result<Config, Error> {
+        let path = match explicit {
+            Some(path) => Some(path.to_path_buf()),
+            None => DEFAULT_FILES
+                .iter()
+                .map(PathBuf::from)
+                .find(|p| p.is_file()),
+        };
+        let Some(path) = path else {
+            return Ok(Config::default());
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Error::in_file(&path, format!("cannot read the config: {e}")))?;
+        let mut config = Config::parse(&text, &path)?;
+        config.validate(&path, catalogue)?;
+        config.path = Some(path);
+        Ok(config)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        yaml_serde::from_str(text).map_err(|e| {
+            let origin = match e.location() {
+                Some(l) => format!(
+                    "{}:{}:{}",
+                    crate::source::display_path(path),
+                    l.line(),
+                    l.column()
+                ),
+                None => crate::source::display_path(path),
+            };
+            Error {
+                origin: Some(origin),
+                message: format!("invalid config: {}", strip_location(&e.to_string())),
+                help: None,
+            }
+        })
+    }
+
+    fn validate(&self, path: &Path, catalogue: &Catalogue) -> Result<(), Error> {
+        let unknown_rule = |id: &str| {
+            Error::in_file(path, format!("unknown rule `{id}`"))
+                .with_help("`mcp-scan rules list` shows every rule id")
+        };
+        for id in self.rules.keys() {
+            if catalogue.get(id).is_none() {
+                return Err(unknown_rule(id));
+            }
+        }
+        for ignore in &self.ignore {
+            if catalogue.get(&ignore.rule).is_none() {
+                return Err(unknown_rule(&ignore.rule));
+            }
+            if ignore.reason.trim().is_empty() {
+                return Err(Error::in_file(
+                    path,
+                    format!(
+                        "the ignore entry for `{}` needs a non-empty `reason`",
+                        ignore.rule
+                    ),
+                ));
+            }
+        }
+        if let Some(field) = self
+            .fingerprint
+            .exclude
+            .iter()
+            .find(|f| f.as_str() == "name")
+        {
+            return Err(Error::in_file(
+                path,
+                format!("`{field}` cannot be excluded from fingerprints"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn fingerprint_options(&self) -> FingerprintOptions {
+        FingerprintOptions {
+            algorithm: self.fingerprint.algorithm,
+            exclude: self.fingerprint.exclude.iter().cloned().collect(),
+        }
+    }
+
+    pub fn rule_enabled(&self, id: &str) -> bool {
+        self.rules.get(id).and_then(|r| r.enabled).unwrap_or(true)
+    }
+
+    pub fn rule_severity(&self, id: &str) -> Option<Severity> {
+        self.rules.get(id).and_then(|r| r.severity)
+    }
+}
+
+/// yaml_serde appends " at line L column C"; the location is already in the origin.
+fn strip_location(message: &str) -> &str {
+    message.find(" at line ").map_or(message, |i| &message[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        Config::parse(text, Path::new("mcp-scan.yaml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_a_full_config() {
+        let config = parse(
+            "posture: strict\nfail_on: medium\npaths: [mcp/snapshots]\nfingerprint:\n  algorithm: sha512\n  exclude: [annotations]\nrules:\n  tool-added: { severity: high }\n  tool-removed: { enabled: false }\nignore:\n  - rule: tool-changed\n    server: github\n    reason: vendor update reviewed in PR 12\n",
+        )
+        .unwrap();
+        assert_eq!(config.posture, Posture::Strict);
+        assert_eq!(config.fail_on, Some(FailOn(Some(Severity::Medium))));
+        assert_eq!(config.fingerprint.algorithm, Algorithm::Sha512);
+        assert!(!config.rule_enabled("tool-removed"));
+        assert_eq!(config.rule_severity("tool-added"), Some(Severity::High));
+        assert!(config.ignore[0].matches("tool-changed", Some("github"), Some("x")));
+        assert!(!config.ignore[0].matches("tool-changed", Some("gitlab"), Some("x")));
+    }
+
+    #[test]
+    fn reports_bad_keys_with_their_position() {
+        let cases = [
+            (
+                "postur: strict\n",
+                "mcp-scan.yaml:1:1: invalid config: unknown field `postur`",
+            ),
+            (
+                "posture: strict\nfail_on: severe\n",
+                "invalid config: `severe` is not one of",
+            ),
+            (
+                "ignore:\n  - rule: tool-changed\n",
+                "mcp-scan.yaml:2:5: invalid config: ignore[0]: missing field `reason`",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(want), "{err:?} should contain {want:?}");
+        }
+    }
+}

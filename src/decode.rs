@@ -1,0 +1,107 @@
+//! Typed reads from a parsed JSON document, each failure an error at the offending value's line
+//! and column. Snapshots and the lockfile are read through this, never through a serde struct that
+//! would drop unknown fields or lose positions.
+
+use std::path::Path;
+
+use crate::error::Error;
+use crate::json::{Node, Number, Object, Pointer};
+
+#[derive(Clone, Copy)]
+pub struct Decoder<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(path: &'a Path, text: &'a str) -> Decoder<'a> {
+        Decoder { path, text }
+    }
+
+    pub fn error(&self, node: &Node, message: impl Into<String>) -> Error {
+        Error::at_offset(self.path, self.text, node.span.start, message)
+    }
+
+    pub fn object<'n>(&self, node: &'n Node, what: &str) -> Result<&'n Object, Error> {
+        node.as_object().ok_or_else(|| {
+            self.error(
+                node,
+                format!("{what} must be an object, found {}", article(node)),
+            )
+        })
+    }
+
+    pub fn array<'n>(&self, node: &'n Node, what: &str) -> Result<&'n [Node], Error> {
+        node.as_array().map(Vec::as_slice).ok_or_else(|| {
+            self.error(
+                node,
+                format!("{what} must be an array, found {}", article(node)),
+            )
+        })
+    }
+
+    pub fn string<'n>(&self, node: &'n Node, what: &str) -> Result<&'n str, Error> {
+        node.as_str().ok_or_else(|| {
+            self.error(
+                node,
+                format!("{what} must be a string, found {}", article(node)),
+            )
+        })
+    }
+
+    pub fn u64(&self, node: &Node, what: &str) -> Result<u64, Error> {
+        node.as_number().and_then(Number::as_u64).ok_or_else(|| {
+            self.error(
+                node,
+                format!(
+                    "{what} must be a non-negative integer, found {}",
+                    article(node)
+                ),
+            )
+        })
+    }
+
+    /// A required member of `obj` (whose node is `parent`, for the error position).
+    pub fn required<'n>(
+        &self,
+        parent: &Node,
+        obj: &'n Object,
+        key: &str,
+        what: &str,
+    ) -> Result<&'n Node, Error> {
+        obj.get(key)
+            .ok_or_else(|| self.error(parent, format!("{what} has no `{key}`")))
+    }
+
+    /// Rejects members outside `allowed`: in the lockfile an unknown key means corruption or a
+    /// newer format, never something to ignore.
+    pub fn only_keys(&self, obj: &Object, allowed: &[&str], what: &str) -> Result<(), Error> {
+        match obj
+            .members
+            .iter()
+            .find(|m| !allowed.contains(&m.key.as_str()))
+        {
+            Some(member) => Err(Error::at_offset(
+                self.path,
+                self.text,
+                member.key_span.start,
+                format!("unknown key `{}` in {what}", member.key),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// "an array", "a string", … for error messages.
+pub fn article(node: &Node) -> String {
+    let kind = node.kind_name();
+    match kind.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
+}
+
+/// Convenience for building pointers from a sequence of keys.
+pub fn pointer_of(keys: &[&str]) -> Pointer {
+    keys.iter().fold(Pointer::root(), |p, k| p.key(k))
+}

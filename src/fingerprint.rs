@@ -1,0 +1,190 @@
+//! Tool and server digests. A compatibility promise: scheme `c14n-v1` (see `json::canonical`).
+//!
+//! - Tool digest: the hash of the canonical bytes of the whole tool object minus `_meta` and
+//!   any fields the user excluded (e.g. `annotations`).
+//! - Field digests: one per present field among [`FIELDS`], plus `rest` for every other hashed
+//!   field together, so a finding can say *which* part changed.
+//! - Server digest: the hash of the canonical object `{tool name: tool digest, …}`.
+//!
+//! Every digest is written `<algorithm>:<lowercase hex>`, so the algorithm can change without
+//! ambiguity.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256, Sha512};
+
+use crate::json::canonical::{write_canonical, write_canonical_object_filtered};
+use crate::json::{Node, Object};
+
+pub const SCHEME: &str = crate::json::canonical::SCHEME;
+
+/// Fields with their own digest, in the order reports list them.
+pub const FIELDS: [&str; 6] = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+];
+
+/// The field digest that covers every hashed field not in [`FIELDS`].
+pub const REST: &str = "rest";
+
+/// Never hashed: `_meta` is transport and UI metadata that servers may change freely.
+pub const ALWAYS_EXCLUDED: &str = "_meta";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    #[default]
+    Sha256,
+    Sha512,
+}
+
+impl Algorithm {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Sha256 => "sha256",
+            Algorithm::Sha512 => "sha512",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Algorithm> {
+        match s {
+            "sha256" => Some(Algorithm::Sha256),
+            "sha512" => Some(Algorithm::Sha512),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FingerprintOptions {
+    pub algorithm: Algorithm,
+    /// Top-level tool fields left out of every digest, besides `_meta`.
+    pub exclude: BTreeSet<String>,
+}
+
+impl FingerprintOptions {
+    pub fn hashes_field(&self, key: &str) -> bool {
+        key != ALWAYS_EXCLUDED && !self.exclude.contains(key)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolDigest {
+    pub digest: String,
+    pub fields: BTreeMap<String, String>,
+}
+
+/// Streams canonical bytes straight into the hash: no intermediate buffer per tool.
+struct HashWriter<D: Digest>(D);
+
+impl<D: Digest> Write for HashWriter<D> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
+}
+
+/// Hashes whatever `write` feeds it. Writing into a hasher cannot fail, so the io::Result is moot.
+fn digest_with(
+    algorithm: Algorithm,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> String {
+    let bytes = match algorithm {
+        Algorithm::Sha256 => {
+            let mut w = HashWriter(Sha256::new());
+            let _ = write(&mut w);
+            w.0.finalize().to_vec()
+        }
+        Algorithm::Sha512 => {
+            let mut w = HashWriter(Sha512::new());
+            let _ = write(&mut w);
+            w.0.finalize().to_vec()
+        }
+    };
+    format!("{}:{}", algorithm.as_str(), hex(&bytes))
+}
+
+pub fn node_digest(algorithm: Algorithm, node: &Node) -> String {
+    digest_with(algorithm, |w| write_canonical(node, &mut WriteRef(w)))
+}
+
+/// Adapts `&mut dyn Write` to the generic writer the canonical module takes.
+struct WriteRef<'a>(&'a mut dyn Write);
+
+impl Write for WriteRef<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
+    let algorithm = options.algorithm;
+    let keep = |key: &str| options.hashes_field(key);
+    let digest = digest_with(algorithm, |w| {
+        write_canonical_object_filtered(tool, &keep, &mut WriteRef(w))
+    });
+    let mut fields = BTreeMap::new();
+    for field in FIELDS {
+        if let Some(value) = tool.get(field).filter(|_| keep(field)) {
+            fields.insert(field.to_string(), node_digest(algorithm, value));
+        }
+    }
+    let is_rest = |key: &str| keep(key) && !FIELDS.contains(&key);
+    if tool.iter_unique().any(|m| is_rest(&m.key)) {
+        let rest = digest_with(algorithm, |w| {
+            write_canonical_object_filtered(tool, &is_rest, &mut WriteRef(w))
+        });
+        fields.insert(REST.to_string(), rest);
+    }
+    ToolDigest { digest, fields }
+}
+
+/// The tool as it is hashed and stored in the lock: every field but the excluded ones.
+pub fn hashed_definition(tool: &Object, options: &FingerprintOptions) -> Node {
+    let mut out = Object::default();
+    for member in tool.iter_unique() {
+        if options.hashes_field(&member.key) {
+            out.insert(member.key.clone(), member.value.clone());
+        }
+    }
+    Node::object(out)
+}
+
+/// Order-independent: the tools are keyed by name in a canonical (sorted) object.
+pub fn server_digest<'a>(
+    algorithm: Algorithm,
+    tools: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> String {
+    let mut obj = Object::default();
+    for (name, digest) in tools {
+        obj.insert(name, Node::string(digest));
+    }
+    node_digest(algorithm, &Node::object(obj))
+}
+
+#[cfg(test)]
+mod tests;

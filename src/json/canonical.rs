@@ -1,0 +1,237 @@
+//! Canonical JSON bytes, scheme `c14n-v1`, and a sorted pretty printer.
+//!
+//! The canonical form is a compatibility promise: lockfiles store hashes of
+//! these bytes, so any change to it needs a new scheme name.
+//!
+//! - No whitespace. Literals `true`, `false`, `null`.
+//! - Object members are sorted by key, comparing keys as sequences of UTF-16
+//!   code units (as JCS / RFC 8785 does), not by Rust string order. With
+//!   duplicate keys the last occurrence wins and earlier ones are dropped
+//!   (agreeing with serde_json; duplicates are reported elsewhere). Arrays
+//!   keep their order.
+//! - Strings: `"` and `\` are written `\"` and `\\`; U+0008, U+0009, U+000A,
+//!   U+000C, U+000D as `\b \t \n \f \r`; other U+0000–U+001F as `\u00xx`
+//!   with lowercase hex; everything else (U+2028/9, DEL, invisible and
+//!   non-ASCII characters included) literally as UTF-8. No Unicode
+//!   normalisation of any kind, so look-alike strings keep distinct bytes.
+//! - Numbers are exact and injective, never rounded through `f64`. The value
+//!   zero (`-0`, `0.000`, `0e5`, ...) is `0`. Otherwise leading and trailing
+//!   zeros are stripped to give significant digits `s` (n of them) and an
+//!   integer k with value = s × 10^k; the scientific exponent is
+//!   E = k + n − 1. If −7 < E < 21 the number is written in plain notation:
+//!   `s` followed by k zeros when k ≥ 0, else with a decimal point inside `s`
+//!   when E ≥ 0, else `0.` then −E−1 zeros then `s`. Otherwise it is written
+//!   `d[.ddd]e+E` or `d[.ddd]e-E`. Negative values get a `-` prefix. So `1`,
+//!   `1.0`, `1e0`, `10E-1` and `0.1e1` all give `1`; `1e21` gives `1e+21`;
+//!   `0.000001` stays `0.000001`; `1e-7` gives `1e-7`; `9007199254740993`
+//!   stays exact; `123456789012345678901234567890` gives
+//!   `1.2345678901234567890123456789e+29`.
+
+use std::cmp::Ordering;
+use std::io::{self, Write};
+
+use super::number::Decomposed;
+use super::{Member, Node, Number, Object, Value};
+
+pub const SCHEME: &str = "c14n-v1";
+
+pub fn write_canonical<W: Write>(node: &Node, w: &mut W) -> io::Result<()> {
+    match &node.value {
+        Value::Null => w.write_all(b"null"),
+        Value::Bool(true) => w.write_all(b"true"),
+        Value::Bool(false) => w.write_all(b"false"),
+        Value::Number(n) => w.write_all(canonical_number(n).as_bytes()),
+        Value::String(s) => write_string(s, w),
+        Value::Array(items) => {
+            w.write_all(b"[")?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    w.write_all(b",")?;
+                }
+                write_canonical(item, w)?;
+            }
+            w.write_all(b"]")
+        }
+        Value::Object(o) => write_canonical_object_filtered(o, &|_| true, w),
+    }
+}
+
+pub fn to_canonical_vec(node: &Node) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_canonical(node, &mut out);
+    out
+}
+
+/// Canonical bytes of an object keeping only the top-level members for which `keep(key)` is true.
+pub fn write_canonical_object_filtered<W: Write>(
+    obj: &Object,
+    keep: &dyn Fn(&str) -> bool,
+    w: &mut W,
+) -> io::Result<()> {
+    w.write_all(b"{")?;
+    for (i, member) in sorted_unique(obj, keep).into_iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        write_string(&member.key, w)?;
+        w.write_all(b":")?;
+        write_canonical(&member.value, w)?;
+    }
+    w.write_all(b"}")
+}
+
+/// Key order of the canonical form: UTF-16 code units, as in RFC 8785.
+pub fn compare_keys(a: &str, b: &str) -> Ordering {
+    // Byte order equals UTF-16 order unless a character at or above U+E000
+    // meets one above U+FFFF, so the cheap comparison usually decides.
+    if a.is_ascii() || b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Members in canonical order, each key once (its last occurrence).
+fn sorted_unique<'o>(obj: &'o Object, keep: &dyn Fn(&str) -> bool) -> Vec<&'o Member> {
+    let mut members: Vec<&Member> = obj.members.iter().filter(|m| keep(&m.key)).collect();
+    // Stable sort keeps equal keys in source order, so the last of each run
+    // is the last occurrence.
+    members.sort_by(|a, b| compare_keys(&a.key, &b.key));
+    let mut unique: Vec<&Member> = Vec::with_capacity(members.len());
+    for member in members {
+        match unique.last_mut() {
+            Some(last) if last.key == member.key => *last = member,
+            _ => unique.push(member),
+        }
+    }
+    unique
+}
+
+fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {
+    w.write_all(b"\"")?;
+    let bytes = s.as_bytes();
+    let mut run_start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            0x0c => b"\\f",
+            b'\r' => b"\\r",
+            0x00..=0x1f => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ],
+            _ => continue,
+        };
+        w.write_all(bytes.get(run_start..i).unwrap_or_default())?;
+        w.write_all(escape)?;
+        run_start = i + 1;
+    }
+    w.write_all(bytes.get(run_start..).unwrap_or_default())?;
+    w.write_all(b"\"")
+}
+
+const HEX: [u8; 16] = *b"0123456789abcdef";
+
+pub fn canonical_number(n: &Number) -> String {
+    let Decomposed::NonZero {
+        negative,
+        digits,
+        exponent: k,
+    } = n.decompose()
+    else {
+        return "0".to_owned();
+    };
+    let n_digits = i128::try_from(digits.len()).unwrap_or(i128::MAX);
+    let e = k + n_digits - 1;
+    let mut out = String::with_capacity(digits.len() + 24);
+    if negative {
+        out.push('-');
+    }
+    if -7 < e && e < 21 {
+        if k >= 0 {
+            out.push_str(&digits);
+            // 0 <= k <= e < 21, so the conversion cannot fail.
+            out.extend(std::iter::repeat_n('0', usize::try_from(k).unwrap_or(0)));
+        } else if e >= 0 {
+            let point = usize::try_from(e + 1).unwrap_or(0);
+            let (int, frac) = digits.split_at_checked(point).unwrap_or((&digits, ""));
+            out.push_str(int);
+            out.push('.');
+            out.push_str(frac);
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n(
+                '0',
+                usize::try_from(-e - 1).unwrap_or(0),
+            ));
+            out.push_str(&digits);
+        }
+    } else {
+        let (first, rest) = digits.split_at_checked(1).unwrap_or((&digits, ""));
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push_str(if e < 0 { "e-" } else { "e+" });
+        out.push_str(&e.unsigned_abs().to_string());
+    }
+    out
+}
+
+/// Sorted keys, 2-space indent, LF, no trailing newline; strings/numbers as in the canonical form; `{}` / `[]` when empty.
+pub fn to_pretty_string(node: &Node) -> String {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_pretty(node, 0, &mut out);
+    // Only valid UTF-8 is ever written, so the lossy path is never taken.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn write_pretty(node: &Node, indent: usize, w: &mut Vec<u8>) -> io::Result<()> {
+    let newline = |w: &mut Vec<u8>, level: usize| {
+        w.push(b'\n');
+        w.extend(std::iter::repeat_n(b' ', level * 2));
+    };
+    match &node.value {
+        Value::Array(items) if !items.is_empty() => {
+            w.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    w.push(b',');
+                }
+                newline(w, indent + 1);
+                write_pretty(item, indent + 1, w)?;
+            }
+            newline(w, indent);
+            w.push(b']');
+        }
+        Value::Object(o) if !o.is_empty() => {
+            w.push(b'{');
+            for (i, member) in sorted_unique(o, &|_| true).into_iter().enumerate() {
+                if i > 0 {
+                    w.push(b',');
+                }
+                newline(w, indent + 1);
+                write_string(&member.key, w)?;
+                w.extend_from_slice(b": ");
+                write_pretty(&member.value, indent + 1, w)?;
+            }
+            newline(w, indent);
+            w.push(b'}');
+        }
+        _ => write_canonical(node, w)?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,156 @@
+//! Byte offsets to 1-based line and column positions for diagnostics.
+//!
+//! Lines break at `\n`; a `\r` right before it belongs to the terminator.
+//! A lone `\r` is not a line break (JSON treats it as plain whitespace).
+//! The text always has at least one line, and text ending in `\n` has an
+//! empty last line after it.
+//!
+//! A UTF-8 BOM at the very start counts towards `column_byte` (it is in the
+//! bytes) but not towards `column` / `column_utf16`, because editors hide it
+//! and their cursor columns start after it. For the same reason
+//! [`LineIndex::line_text`] leaves it out of line 1.
+
+const BOM: &str = "\u{FEFF}";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset at which each line starts; never empty, first entry 0.
+    line_starts: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based, in Unicode scalar values; a tab is one column.
+    pub column: usize,
+    /// 1-based, in UTF-16 code units (LSP clients and JavaScript tools).
+    pub column_utf16: usize,
+    /// 1-based, in bytes from the line start.
+    pub column_byte: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        line_starts.push(0);
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { line_starts }
+    }
+
+    /// The position of `offset`, clamped to `text.len()` and rounded down to
+    /// a character boundary so any offset is accepted.
+    pub fn position(&self, text: &str, offset: usize) -> Position {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self
+            .line_starts
+            .partition_point(|&start| start <= offset)
+            .max(1);
+        let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+        let before = text.get(line_start..offset).unwrap_or_default();
+        let visible = if line_start == 0 {
+            before.strip_prefix(BOM).unwrap_or(before)
+        } else {
+            before
+        };
+        Position {
+            line,
+            column: visible.chars().count() + 1,
+            column_utf16: visible.encode_utf16().count() + 1,
+            column_byte: before.len() + 1,
+        }
+    }
+
+    /// Line `line` (1-based) without its terminator; `""` when out of range.
+    pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
+        let Some(&start) = line.checked_sub(1).and_then(|i| self.line_starts.get(i)) else {
+            return "";
+        };
+        let content = match self.line_starts.get(line) {
+            Some(&next) => {
+                let with_lf = text.get(start..next - 1).unwrap_or_default();
+                with_lf.strip_suffix('\r').unwrap_or(with_lf)
+            }
+            None => text.get(start..).unwrap_or_default(),
+        };
+        if start == 0 {
+            content.strip_prefix(BOM).unwrap_or(content)
+        } else {
+            content
+        }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(line: usize, column: usize, column_utf16: usize, column_byte: usize) -> Position {
+        Position {
+            line,
+            column,
+            column_utf16,
+            column_byte,
+        }
+    }
+
+    #[test]
+    fn positions() {
+        let cases: [(&str, usize, Position); 18] = [
+            ("", 0, pos(1, 1, 1, 1)),
+            ("", 5, pos(1, 1, 1, 1)),
+            ("abc", 1, pos(1, 2, 2, 2)),
+            ("abc", 3, pos(1, 4, 4, 4)),
+            ("abc", 99, pos(1, 4, 4, 4)),
+            ("a\nb", 1, pos(1, 2, 2, 2)),
+            ("a\nb", 2, pos(2, 1, 1, 1)),
+            ("a\r\nb", 1, pos(1, 2, 2, 2)),
+            ("a\r\nb", 3, pos(2, 1, 1, 1)),
+            ("a\n", 2, pos(2, 1, 1, 1)),
+            ("a\rb", 2, pos(1, 3, 3, 3)),
+            ("\tx", 1, pos(1, 2, 2, 2)),
+            ("é中😀x", 9, pos(1, 4, 5, 10)),
+            // Offsets inside a character round down to its start.
+            ("é中😀x", 7, pos(1, 3, 3, 6)),
+            ("\u{FEFF}ab", 0, pos(1, 1, 1, 1)),
+            ("\u{FEFF}ab", 3, pos(1, 1, 1, 4)),
+            ("\u{FEFF}ab", 4, pos(1, 2, 2, 5)),
+            ("\u{FEFF}a\n\u{FEFF}b", 8, pos(2, 2, 2, 4)),
+        ];
+        for (text, offset, expected) in cases {
+            let index = LineIndex::new(text);
+            assert_eq!(
+                index.position(text, offset),
+                expected,
+                "{text:?} @ {offset}"
+            );
+        }
+    }
+
+    #[test]
+    fn line_texts() {
+        let text = "\u{FEFF}one\r\ntwo\n\nfour\r";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        let lines: Vec<&str> = (0..=5).map(|l| index.line_text(text, l)).collect();
+        assert_eq!(lines, ["", "one", "two", "", "four\r", ""]);
+        let trailing = "a\n";
+        let index = LineIndex::new(trailing);
+        assert_eq!(index.line_count(), 2);
+        assert_eq!(index.line_text(trailing, 2), "");
+        assert_eq!(LineIndex::new("").line_count(), 1);
+        assert_eq!(LineIndex::new("").line_text("", 1), "");
+    }
+}

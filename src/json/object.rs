@@ -1,0 +1,183 @@
+//! JSON objects that keep every member, duplicates included, in source order.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{Node, Span};
+
+/// Members in source order. Duplicate keys are kept because hiding them is a
+/// classic smuggling trick: different consumers pick different occurrences.
+/// Lookups follow serde_json and take the LAST occurrence.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Object {
+    pub members: Vec<Member>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member {
+    /// The decoded key.
+    pub key: String,
+    /// The key's literal in the source, quotes included.
+    pub key_span: Span,
+    pub value: Node,
+}
+
+impl Object {
+    pub fn new() -> Object {
+        Object::default()
+    }
+
+    /// The value of the last member named `key`.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.get_member(key).map(|m| &m.value)
+    }
+
+    /// The last member named `key`.
+    pub fn get_member(&self, key: &str) -> Option<&Member> {
+        self.members.iter().rev().find(|m| m.key == key)
+    }
+
+    /// Each key once (its last occurrence, the one lookups see), in the source
+    /// order of those occurrences.
+    pub fn iter_unique(&self) -> impl Iterator<Item = &Member> {
+        let mut seen = HashSet::with_capacity(self.members.len());
+        let mut kept: Vec<&Member> = self
+            .members
+            .iter()
+            .rev()
+            .filter(|m| seen.insert(m.key.as_str()))
+            .collect();
+        kept.reverse();
+        kept.into_iter()
+    }
+
+    /// Keys that occur more than once, each with all its occurrences in source
+    /// order; keys are ordered by their first occurrence.
+    pub fn duplicate_keys(&self) -> Vec<(&str, Vec<&Member>)> {
+        let mut slots: HashMap<&str, usize> = HashMap::with_capacity(self.members.len());
+        let mut groups: Vec<(&str, Vec<&Member>)> = Vec::new();
+        for member in &self.members {
+            let key = member.key.as_str();
+            let slot = *slots.entry(key).or_insert_with(|| {
+                groups.push((key, Vec::with_capacity(1)));
+                groups.len() - 1
+            });
+            if let Some((_, occurrences)) = groups.get_mut(slot) {
+                occurrences.push(member);
+            }
+        }
+        groups.retain(|(_, occurrences)| occurrences.len() > 1);
+        groups
+    }
+
+    /// Sets `key` to `value` for trees built in code: the new member takes the
+    /// place of the first existing occurrence and every other occurrence is
+    /// removed, so the object ends up with exactly one such key.
+    pub fn insert(&mut self, key: impl Into<String>, value: Node) {
+        let key = key.into();
+        let member = Member {
+            key,
+            key_span: Span::default(),
+            value,
+        };
+        match self.members.iter().position(|m| m.key == member.key) {
+            Some(first) => {
+                let mut index = 0;
+                self.members.retain(|m| {
+                    let keep = index == first || m.key != member.key;
+                    index += 1;
+                    keep
+                });
+                if let Some(slot) = self.members.get_mut(first) {
+                    *slot = member;
+                }
+            }
+            None => self.members.push(member),
+        }
+    }
+
+    /// The number of distinct keys.
+    pub fn len_unique(&self) -> usize {
+        self.members
+            .iter()
+            .map(|m| m.key.as_str())
+            .collect::<HashSet<_>>()
+            .len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(pairs: &[(&str, u64)]) -> Object {
+        Object {
+            members: pairs
+                .iter()
+                .enumerate()
+                .map(|(i, (k, v))| Member {
+                    key: (*k).to_owned(),
+                    key_span: Span {
+                        start: i,
+                        end: i + 1,
+                    },
+                    value: Node::u64(*v),
+                })
+                .collect(),
+        }
+    }
+
+    fn value_of(node: Option<&Node>) -> Option<u64> {
+        node.and_then(Node::as_number).and_then(|n| n.as_u64())
+    }
+
+    #[test]
+    fn last_occurrence_wins() {
+        let o = object(&[("a", 1), ("b", 2), ("a", 3)]);
+        assert_eq!(value_of(o.get("a")), Some(3));
+        assert_eq!(value_of(o.get("b")), Some(2));
+        assert_eq!(o.get("c"), None);
+        assert_eq!(o.get_member("a").map(|m| m.key_span.start), Some(2));
+    }
+
+    #[test]
+    fn iter_unique_keeps_last_occurrences_in_source_order() {
+        let o = object(&[("a", 1), ("b", 2), ("a", 3), ("c", 4), ("b", 5)]);
+        let got: Vec<(&str, Option<u64>)> = o
+            .iter_unique()
+            .map(|m| (m.key.as_str(), value_of(Some(&m.value))))
+            .collect();
+        assert_eq!(got, [("a", Some(3)), ("c", Some(4)), ("b", Some(5))]);
+        assert_eq!(o.len_unique(), 3);
+        assert!(!o.is_empty());
+        assert!(Object::new().is_empty());
+        assert_eq!(Object::new().len_unique(), 0);
+    }
+
+    #[test]
+    fn duplicate_keys_are_grouped_by_first_occurrence() {
+        let o = object(&[("x", 0), ("b", 1), ("a", 2), ("b", 3), ("a", 4), ("b", 5)]);
+        let got: Vec<(&str, Vec<usize>)> = o
+            .duplicate_keys()
+            .into_iter()
+            .map(|(k, ms)| (k, ms.iter().map(|m| m.key_span.start).collect()))
+            .collect();
+        assert_eq!(got, [("b", vec![1, 3, 5]), ("a", vec![2, 4])]);
+        assert!(object(&[("a", 1), ("b", 2)]).duplicate_keys().is_empty());
+    }
+
+    #[test]
+    fn insert_replaces_all_occurrences_in_place() {
+        let mut o = object(&[("a", 1), ("b", 2), ("a", 3), ("c", 4)]);
+        o.insert("a", Node::u64(9));
+        let keys: Vec<&str> = o.members.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+        assert_eq!(value_of(o.get("a")), Some(9));
+        o.insert("d", Node::u64(5));
+        assert_eq!(o.members.last().map(|m| m.key.as_str()), Some("d"));
+        assert_eq!(o.len_unique(), 4);
+    }
+}

@@ -1,0 +1,32 @@
+//! mcp-scan: an offline scanner and CI linter for MCP tool definitions.
+//!
+//! It loads recorded `tools/list` snapshots, fingerprints every tool canonically, compares them
+//! with the approvals in `mcp.lock`, and reports drift and integrity problems with exact source
+//! locations. The binary is a thin wrapper over this library.
+//!
+//! Flow of a `check`: [`input`] loads and parses → [`state`] fingerprints (via [`fingerprint`]
+//! and [`json::canonical`]) → [`checks`] emit drafts → [`scan`] applies [`config`] and
+//! [`locate`]s spans → [`render`] prints.
+
+pub mod approve;
+pub mod approver;
+pub mod checks;
+pub mod cli;
+pub mod clock;
+pub mod commands;
+pub mod config;
+pub mod decode;
+pub mod error;
+pub mod finding;
+pub mod fingerprint;
+pub mod input;
+pub mod json;
+pub mod locate;
+pub mod lock;
+pub mod render;
+pub mod rules;
+pub mod scan;
+pub mod schema_diff;
+pub mod source;
+pub mod state;
+pub mod unicode;

@@ -1,0 +1,17 @@
+//! Report renderers. Each takes the finished [`Report`]; none decides the exit code.
+
+pub mod json;
+pub mod paint;
+pub mod text;
+pub mod word_diff;
+
+use clap::ValueEnum;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable, with source excerpts and word diffs.
+    #[default]
+    Text,
+    /// Machine-readable, stable shape (`version: 1`).
+    Json,
+}

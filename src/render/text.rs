@@ -1,0 +1,203 @@
+//! The default human report: one block per finding, rustc-style, with the source line and a
+//! caret under the exact span, then a word diff for changed text.
+
+use std::fmt::Write;
+
+use super::paint::Paint;
+use super::word_diff::word_diff;
+use crate::finding::{Finding, Location, Severity};
+use crate::scan::Report;
+use crate::source::Sources;
+use crate::unicode::make_visible;
+
+/// Source lines longer than this are cut around the span.
+const MAX_LINE_CHARS: usize = 120;
+
+pub fn render(report: &Report, paint: Paint, verbose: bool) -> String {
+    let mut out = String::new();
+    if verbose {
+        for skipped in &report.summary.skipped {
+            let _ = writeln!(
+                out,
+                "{} {}: not a snapshot ({})",
+                paint.dim("skipped"),
+                crate::source::display_path(&skipped.path),
+                skipped.reason
+            );
+        }
+    }
+    for finding in report.active() {
+        finding_block(&mut out, finding, &report.sources, paint);
+    }
+    out.push_str(&summary_line(report, paint));
+    out.push('\n');
+    out
+}
+
+fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Paint) {
+    let label = format!("{}[{}]", f.severity, f.rule);
+    let _ = writeln!(
+        out,
+        "{}: {}",
+        paint.severity(f.severity, &label),
+        paint.bold(&f.message)
+    );
+    excerpt(out, &f.location, sources, paint, None);
+    for related in &f.related {
+        excerpt(out, related, sources, paint, Some("also here"));
+    }
+    let mut context = Vec::new();
+    context.extend(f.server.as_ref().map(|s| format!("server: {s}")));
+    context.extend(f.tool.as_ref().map(|t| format!("tool: {t}")));
+    context.extend(f.field.as_ref().map(|x| format!("field: {x}")));
+    if !context.is_empty() {
+        let _ = writeln!(out, "   {} {}", paint.blue("="), context.join(", "));
+    }
+    if let Some(change) = &f.change {
+        let _ = writeln!(
+            out,
+            "   {} diff: {}",
+            paint.blue("="),
+            word_diff(&change.before, &change.after, paint)
+        );
+    }
+    out.push('\n');
+}
+
+fn excerpt(
+    out: &mut String,
+    location: &Location,
+    sources: &Sources,
+    paint: Paint,
+    note: Option<&str>,
+) {
+    let Some(source) = sources.get(location.source) else {
+        return;
+    };
+    let path = source.display_path();
+    let Some(span) = location.span else {
+        let pointer = if location.pointer.as_str().is_empty() {
+            "/"
+        } else {
+            location.pointer.as_str()
+        };
+        let _ = writeln!(out, "  {} {path} ({pointer})", paint.blue("-->"));
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "  {} {path}:{}:{}",
+        paint.blue("-->"),
+        span.line,
+        span.column
+    );
+    let line_text = source.lines().line_text(&source.text, span.line);
+    let gutter = span.line.to_string();
+    let pad = " ".repeat(gutter.len());
+    // The caret runs to the end of the span, or of the line when the span continues below.
+    let end_column = if span.end_line == span.line {
+        span.end_column.max(span.column + 1)
+    } else {
+        line_text.chars().count() + 1
+    };
+    let (shown, start, width) = window(line_text, span.column, end_column);
+    let _ = writeln!(out, "  {pad} {}", paint.blue("|"));
+    let _ = writeln!(out, "  {} {} {shown}", paint.blue(&gutter), paint.blue("|"));
+    let carets = "^".repeat(width.max(1));
+    let marker = match note {
+        Some(note) => format!("{carets} {note}"),
+        None => carets,
+    };
+    let _ = writeln!(
+        out,
+        "  {pad} {} {}{}",
+        paint.blue("|"),
+        " ".repeat(start),
+        paint.severity(Severity::High, &marker)
+    );
+}
+
+/// The part of `line` to show, the caret's start within it, and the caret's width (in display
+/// columns). Invisible characters are shown as `<U+XXXX>` (and tabs as a space), so what hides in
+/// the source is visible in the excerpt, and the caret still lines up.
+fn window(line: &str, column: usize, end_column: usize) -> (String, usize, usize) {
+    let pieces: Vec<String> = line
+        .chars()
+        .map(|c| match c {
+            '\t' => " ".to_string(),
+            c => make_visible(c.encode_utf8(&mut [0; 4])),
+        })
+        .collect();
+    let start = column.saturating_sub(1).min(pieces.len());
+    let end = end_column.saturating_sub(1).clamp(start, pieces.len());
+    // Show the whole line when it fits; else a window that starts a little before the span.
+    let (from, to) = if pieces.len() <= MAX_LINE_CHARS {
+        (0, pieces.len())
+    } else {
+        let from = if start < MAX_LINE_CHARS / 2 {
+            0
+        } else {
+            start - 20
+        };
+        (from, (from + MAX_LINE_CHARS).min(pieces.len()))
+    };
+    let width = |range: &[String]| range.iter().map(|p| p.chars().count()).sum::<usize>();
+    let mut shown: String = pieces.get(from..to).unwrap_or_default().concat();
+    let mut caret_start = width(pieces.get(from..start).unwrap_or_default());
+    if from > 0 {
+        shown.insert(0, '…');
+        caret_start += 1;
+    }
+    if to < pieces.len() {
+        shown.push('…');
+    }
+    let caret_width = width(
+        pieces
+            .get(start..end.min(to).max(start))
+            .unwrap_or_default(),
+    );
+    (shown, caret_start, caret_width)
+}
+
+fn summary_line(report: &Report, paint: Paint) -> String {
+    let s = &report.summary;
+    let active = report.active().count();
+    let mut parts = Vec::new();
+    for severity in Severity::ALL.iter().rev() {
+        let n = report.count(*severity);
+        if n > 0 {
+            parts.push(paint.severity(*severity, &format!("{n} {severity}")));
+        }
+    }
+    let findings = match active {
+        0 => "no findings".to_string(),
+        1 => format!("1 finding ({})", parts.join(", ")),
+        n => format!("{n} findings ({})", parts.join(", ")),
+    };
+    let mut line = format!(
+        "{findings} in {} server{}, {} tool{}, {} file{}",
+        s.servers,
+        plural(s.servers),
+        s.tools,
+        plural(s.tools),
+        s.files,
+        plural(s.files)
+    );
+    let suppressed = report.suppressed_count();
+    if suppressed > 0 {
+        let _ = write!(line, "; {suppressed} suppressed by ignores");
+    }
+    if !s.skipped.is_empty() {
+        let _ = write!(
+            line,
+            "; {} non-snapshot JSON file{} skipped (-v lists them)",
+            s.skipped.len(),
+            plural(s.skipped.len())
+        );
+    }
+    line
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,298 @@
+//! The engine behind `check`: load, fingerprint, run every check, then turn drafts into
+//! findings (rule metadata, config, ignores, spans, fingerprints) in a deterministic order.
+
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::checks::{self, Context, Draft, LockInUse};
+use crate::config::{Config, FailOn, Posture};
+use crate::error::Error;
+use crate::finding::{Finding, Location, Severity};
+use crate::input::{self, Inputs, LoadOptions, Skipped};
+use crate::json::{Limits, Pointer};
+use crate::locate::locate;
+use crate::lock::Lock;
+use crate::rules::Catalogue;
+use crate::source::{SourceFile, Sources};
+use crate::state::server_states;
+
+/// Builtin rules the engine itself reports (not a check): they are about the run's config.
+pub const ENGINE_RULES: &[&str] = &["unused-ignore"];
+
+pub struct ScanOptions {
+    pub paths: Vec<PathBuf>,
+    pub lock_path: PathBuf,
+    /// The user named the lockfile: then it must exist.
+    pub lock_required: bool,
+    pub config: Config,
+    pub posture: Posture,
+    pub fail_on: FailOn,
+}
+
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub sources: Sources,
+    pub summary: Summary,
+}
+
+pub struct Summary {
+    /// Input files that held servers (the lockfile and config are not counted).
+    pub files: usize,
+    pub servers: usize,
+    pub tools: usize,
+    pub skipped: Vec<Skipped>,
+    pub fail_on: FailOn,
+}
+
+impl Report {
+    /// Findings that count: not suppressed by an ignore.
+    pub fn active(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.suppressed.is_none())
+    }
+
+    pub fn suppressed_count(&self) -> usize {
+        self.findings.len() - self.active().count()
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.active().filter(|f| f.severity == severity).count()
+    }
+
+    /// 1 when any active finding is at or above `--fail-on`, else 0. Never depends on the format.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(
+            self.active()
+                .any(|f| self.summary.fail_on.fails(f.severity)),
+        )
+    }
+}
+
+/// Loads the lockfile, if any, as a source of the run.
+pub fn load_lock(
+    path: &std::path::Path,
+    required: bool,
+) -> Result<Option<(Lock, SourceFile)>, Error> {
+    match Lock::load(path)? {
+        Some(loaded) => Ok(Some(loaded)),
+        None if required => Err(Error::in_file(path, "the lockfile does not exist")
+            .with_help("create it with `mcp-scan lock`")),
+        None => Ok(None),
+    }
+}
+
+/// Loads every path; "no tools at all" is an error: a scan that checked nothing is not clean.
+pub fn load_inputs(
+    paths: &[PathBuf],
+    exclude: &[PathBuf],
+    accept_lockfiles: bool,
+) -> Result<Inputs, Vec<Error>> {
+    let inputs = input::load(
+        paths,
+        &LoadOptions {
+            exclude,
+            limits: Limits::default(),
+            accept_lockfiles,
+        },
+    )?;
+    if inputs.tool_count() == 0 {
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| crate::source::display_path(p))
+            .collect();
+        return Err(vec![
+            Error::new(format!("no tools found under {}", shown.join(", ")))
+                .with_help("pass the files or directories that hold tools/list snapshots (JSON)"),
+        ]);
+    }
+    Ok(inputs)
+}
+
+pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
+    let lock = load_lock(&options.lock_path, options.lock_required).map_err(|e| vec![e])?;
+    let mut inputs = load_inputs(
+        &options.paths,
+        std::slice::from_ref(&options.lock_path),
+        true,
+    )?;
+    let input_files = inputs.sources.len();
+    let lock = lock.map(|(lock, file)| LockInUse {
+        lock,
+        source: inputs.sources.add(file),
+    });
+    // Compare with the options the lock was written with, so a changed config setting is not
+    // mistaken for drift (the next `mcp-scan lock` rewrites the digests).
+    let fingerprint = match &lock {
+        Some(l) => l.lock.fingerprint.clone(),
+        None => options.config.fingerprint_options(),
+    };
+    let states = server_states(&inputs, &fingerprint);
+    let cx = Context {
+        inputs: &inputs,
+        states: &states,
+        lock: lock.as_ref(),
+        options: &fingerprint,
+        posture: options.posture,
+    };
+    let drafts: Vec<Draft> = checks::builtin()
+        .par_iter()
+        .flat_map_iter(|check| {
+            let mut out = Vec::new();
+            check.run(&cx, &mut out);
+            debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule)));
+            out
+        })
+        .collect();
+    let summary = Summary {
+        files: input_files,
+        servers: inputs.servers.len(),
+        tools: inputs.tool_count(),
+        skipped: inputs.skipped.clone(),
+        fail_on: options.fail_on,
+    };
+    let tool_pointers = |server: &str, tool: &str| -> Option<Pointer> {
+        let state = states.iter().find(|s| s.server.name == server)?;
+        state.tools.get(tool).map(|t| t.tool.pointer.clone())
+    };
+    let mut findings = Vec::with_capacity(drafts.len());
+    let mut ignore_used = vec![false; options.config.ignore.len()];
+    for draft in drafts {
+        let anchor = match (&draft.server, &draft.tool) {
+            (Some(s), Some(t)) => tool_pointers(s, t),
+            _ => None,
+        };
+        if let Some(finding) = finalize(
+            draft,
+            anchor.as_ref(),
+            &options.config,
+            catalogue,
+            &mut ignore_used,
+        ) {
+            findings.push(finding);
+        }
+    }
+    drop(states);
+    let mut sources = inputs.sources;
+    if let Some(config_path) = &options.config.path {
+        let unused: Vec<usize> = ignore_used
+            .iter()
+            .enumerate()
+            .filter(|(_, used)| !**used)
+            .map(|(i, _)| i)
+            .collect();
+        if !unused.is_empty() {
+            let text = std::fs::read_to_string(config_path).unwrap_or_default();
+            let source = sources.add(SourceFile::new(config_path.clone(), text, None));
+            for i in unused {
+                let Some(ignore) = options.config.ignore.get(i) else {
+                    continue;
+                };
+                let mut scope = vec![format!("rule `{}`", ignore.rule)];
+                scope.extend(ignore.server.as_ref().map(|s| format!("server `{s}`")));
+                scope.extend(ignore.tool.as_ref().map(|t| format!("tool `{t}`")));
+                let draft = Draft::new(
+                    "unused-ignore",
+                    Location::new(source, Pointer::root().key("ignore").index(i)),
+                    format!(
+                        "ignore entry {} ({}) matched no finding",
+                        i + 1,
+                        scope.join(", ")
+                    ),
+                );
+                findings.extend(finalize(draft, None, &options.config, catalogue, &mut []));
+            }
+        }
+    }
+    for finding in &mut findings {
+        locate(&sources, &mut finding.location);
+        for related in &mut finding.related {
+            locate(&sources, related);
+        }
+    }
+    findings.sort_by(|a, b| {
+        (
+            a.location.source,
+            a.location.span.map(|s| s.start_byte),
+            &a.rule,
+            &a.message,
+        )
+            .cmp(&(
+                b.location.source,
+                b.location.span.map(|s| s.start_byte),
+                &b.rule,
+                &b.message,
+            ))
+    });
+    Ok(Report {
+        findings,
+        sources,
+        summary,
+    })
+}
+
+/// Stamps rule metadata and config onto a draft; `None` when the rule is disabled.
+fn finalize(
+    draft: Draft,
+    tool_pointer: Option<&Pointer>,
+    config: &Config,
+    catalogue: &Catalogue,
+    ignore_used: &mut [bool],
+) -> Option<Finding> {
+    if !config.rule_enabled(draft.rule) {
+        return None;
+    }
+    let rule = catalogue.get(draft.rule)?;
+    let severity = config
+        .rule_severity(draft.rule)
+        .or(draft.severity)
+        .unwrap_or(rule.severity);
+    let mut suppressed = None;
+    for (i, ignore) in config.ignore.iter().enumerate() {
+        if ignore.matches(draft.rule, draft.server.as_deref(), draft.tool.as_deref()) {
+            if let Some(used) = ignore_used.get_mut(i) {
+                *used = true;
+            }
+            suppressed.get_or_insert_with(|| ignore.reason.clone());
+        }
+    }
+    let fingerprint = fingerprint(&draft, tool_pointer);
+    Some(Finding {
+        rule: rule.id.clone(),
+        category: rule.category,
+        severity,
+        confidence: rule.confidence,
+        message: draft.message,
+        server: draft.server,
+        tool: draft.tool,
+        field: draft.field,
+        location: draft.location,
+        related: draft.related,
+        change: draft.change,
+        suppressed,
+        fingerprint,
+    })
+}
+
+/// Stable across reformatting and reordering: rule, server, tool, the pointer relative to the
+/// tool (so moving a tool within its file keeps it) and the field, never a line number.
+fn fingerprint(draft: &Draft, tool_pointer: Option<&Pointer>) -> String {
+    let pointer = draft.location.pointer.as_str();
+    let relative = tool_pointer
+        .and_then(|t| pointer.strip_prefix(t.as_str()))
+        .unwrap_or(pointer);
+    let mut hasher = Sha256::new();
+    for part in [
+        "v1",
+        draft.rule,
+        draft.server.as_deref().unwrap_or(""),
+        draft.tool.as_deref().unwrap_or(""),
+        relative,
+        draft.field.as_deref().unwrap_or(""),
+    ] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    let digest = hasher.finalize();
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,70 @@
+//! The files a run read, kept once so that every finding can point into them.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::json::{Node, lines::LineIndex};
+
+/// Index of a file in [`Sources`]; cheap to copy into every location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourceId(pub usize);
+
+pub struct SourceFile {
+    /// The path as the user will read it: relative to the working directory when possible.
+    pub path: PathBuf,
+    pub text: String,
+    /// The parsed document, for JSON sources; spans are resolved against it.
+    pub root: Option<Node>,
+    lines: OnceLock<LineIndex>,
+}
+
+impl SourceFile {
+    pub fn new(path: PathBuf, text: String, root: Option<Node>) -> SourceFile {
+        SourceFile {
+            path,
+            text,
+            root,
+            lines: OnceLock::new(),
+        }
+    }
+
+    /// Built on first use: most files never carry a finding.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// Forward slashes on every platform, so reports and SARIF URIs are stable.
+    pub fn display_path(&self) -> String {
+        display_path(&self.path)
+    }
+}
+
+pub fn display_path(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    let s = s.strip_prefix("./").unwrap_or(&s);
+    s.replace('\\', "/")
+}
+
+#[derive(Default)]
+pub struct Sources {
+    files: Vec<SourceFile>,
+}
+
+impl Sources {
+    pub fn add(&mut self, file: SourceFile) -> SourceId {
+        self.files.push(file);
+        SourceId(self.files.len() - 1)
+    }
+
+    pub fn get(&self, id: SourceId) -> Option<&SourceFile> {
+        self.files.get(id.0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}

@@ -1,0 +1,178 @@
+//! The fingerprinted state of every loaded server, and how it differs from the lock.
+//!
+//! Both `check` (drift findings) and `lock`/`diff` (what approval would change) read the same
+//! comparison, so they can never disagree about what changed.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::fingerprint::{self, FingerprintOptions, ToolDigest};
+use crate::input::{Inputs, Server, ToolRef};
+use crate::json::Object;
+use crate::json::canonical::to_canonical_vec;
+use crate::lock::{LockedServer, LockedTool};
+
+pub struct ServerState<'a> {
+    pub server: &'a Server,
+    /// By name; when a name is listed twice, the last listing wins (and is reported elsewhere).
+    pub tools: BTreeMap<&'a str, ToolState<'a>>,
+    pub digest: String,
+}
+
+pub struct ToolState<'a> {
+    pub tool: &'a ToolRef,
+    pub object: &'a Object,
+    pub digest: ToolDigest,
+}
+
+/// Fingerprints every tool of every server, in parallel over tools.
+pub fn server_states<'a>(inputs: &'a Inputs, options: &FingerprintOptions) -> Vec<ServerState<'a>> {
+    let flat: Vec<(&Server, &ToolRef)> = inputs
+        .servers
+        .iter()
+        .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+        .collect();
+    let digests: Vec<Option<(&Object, ToolDigest)>> = flat
+        .par_iter()
+        .map(|(server, tool)| {
+            let object = inputs.tool_object(server, tool)?;
+            Some((object, fingerprint::tool_digest(object, options)))
+        })
+        .collect();
+    let mut states: Vec<ServerState<'a>> = inputs
+        .servers
+        .iter()
+        .map(|server| ServerState {
+            server,
+            tools: BTreeMap::new(),
+            digest: String::new(),
+        })
+        .collect();
+    let mut state_index = 0;
+    for ((server, tool), digest) in flat.into_iter().zip(digests) {
+        while states
+            .get(state_index)
+            .is_some_and(|s| !std::ptr::eq(s.server, server))
+        {
+            state_index += 1;
+        }
+        if let (Some(state), Some((object, digest))) = (states.get_mut(state_index), digest) {
+            state.tools.insert(
+                tool.name.as_str(),
+                ToolState {
+                    tool,
+                    object,
+                    digest,
+                },
+            );
+        }
+    }
+    for state in &mut states {
+        state.digest = fingerprint::server_digest(
+            options.algorithm,
+            state
+                .tools
+                .iter()
+                .map(|(name, t)| (*name, t.digest.digest.as_str())),
+        );
+    }
+    states
+}
+
+/// How a server differs from its approved baseline.
+pub enum ServerDelta<'s, 'a> {
+    /// No baseline in the lock.
+    Unbaselined,
+    Same,
+    Changed(Vec<ToolDelta<'s, 'a>>),
+}
+
+pub enum ToolDelta<'s, 'a> {
+    Added(&'s ToolState<'a>),
+    Removed(&'s str, &'s LockedTool),
+    Changed {
+        state: &'s ToolState<'a>,
+        locked: &'s LockedTool,
+        /// Top-level fields whose values differ, in report order.
+        fields: Vec<String>,
+    },
+}
+
+impl ToolDelta<'_, '_> {
+    pub fn name(&self) -> &str {
+        match self {
+            ToolDelta::Added(state) => &state.tool.name,
+            ToolDelta::Removed(name, _) => name,
+            ToolDelta::Changed { state, .. } => &state.tool.name,
+        }
+    }
+}
+
+/// Compares with `locked`, whose digests were computed with the same options as `state`.
+pub fn compare<'s, 'a>(
+    state: &'s ServerState<'a>,
+    locked: Option<&'s LockedServer>,
+    options: &FingerprintOptions,
+) -> ServerDelta<'s, 'a> {
+    let Some(locked) = locked else {
+        return ServerDelta::Unbaselined;
+    };
+    if locked.baseline.hash == state.digest {
+        return ServerDelta::Same;
+    }
+    let mut deltas = Vec::new();
+    for (name, tool) in &state.tools {
+        match locked.tools.get(*name) {
+            None => deltas.push(ToolDelta::Added(tool)),
+            Some(l) if l.digest != tool.digest.digest => {
+                let fields = match l.definition.as_object() {
+                    Some(def) => changed_fields(def, tool.object, options),
+                    None => vec![],
+                };
+                deltas.push(ToolDelta::Changed {
+                    state: tool,
+                    locked: l,
+                    fields,
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    for (name, tool) in &locked.tools {
+        if !state.tools.contains_key(name.as_str()) {
+            deltas.push(ToolDelta::Removed(name, tool));
+        }
+    }
+    deltas.sort_by(|a, b| a.name().cmp(b.name()));
+    ServerDelta::Changed(deltas)
+}
+
+/// Top-level fields of `current` that differ from the approved `definition`, which holds exactly
+/// the hashed fields: known fields first in [`fingerprint::FIELDS`] order, then the rest sorted.
+pub fn changed_fields(
+    definition: &Object,
+    current: &Object,
+    options: &FingerprintOptions,
+) -> Vec<String> {
+    let mut keys: Vec<&str> = definition
+        .iter_unique()
+        .map(|m| m.key.as_str())
+        .chain(current.iter_unique().map(|m| m.key.as_str()))
+        .filter(|k| options.hashes_field(k))
+        .collect();
+    keys.sort_by_key(|k| {
+        (
+            fingerprint::FIELDS
+                .iter()
+                .position(|f| f == k)
+                .unwrap_or(usize::MAX),
+            *k,
+        )
+    });
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| definition.get(k).map(to_canonical_vec) != current.get(k).map(to_canonical_vec))
+        .map(str::to_string)
+        .collect()
+}

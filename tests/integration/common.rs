@@ -1,0 +1,57 @@
+//! Running the real binary in a scratch copy of a case directory, with a pinned environment.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const EPOCH: &str = "1790000000";
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `mcp-scan ARGS` in `dir` with a clock, approver and colour setting that never vary.
+pub fn run(dir: &Path, args: &[String]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .env("GIT_AUTHOR_EMAIL", "reviewer@example.com")
+        .env("NO_COLOR", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("the mcp-scan binary runs");
+    let code = output
+        .status
+        .code()
+        .expect("mcp-scan exited normally, not by a signal");
+    assert!(code <= 2, "mcp-scan exited {code}: a crash, not a verdict");
+    Output {
+        code,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A fresh copy of `from` (recursively) in a temporary directory.
+pub fn scratch_copy(from: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy_tree(from, dir.path());
+    dir
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.expect("readable test data");
+        let relative = entry.path().strip_prefix(from).expect("inside the tree");
+        let target: PathBuf = to.join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("create a directory");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file");
+        }
+    }
+}
