@@ -79,6 +79,10 @@ impl Lock {
         }
     }
 
+    pub fn tool_count(&self) -> usize {
+        self.servers.values().map(|s| s.tools.len()).sum()
+    }
+
     /// A lockfile announces itself with its banner; anything else is read as a snapshot.
     pub fn is_lockfile(root: &Node) -> bool {
         root.get(GENERATED_KEY)

@@ -7,6 +7,7 @@ use crate::cli::{Env, LockArgs};
 use crate::clock;
 use crate::error::Error;
 use crate::lock::{Lock, Status};
+use crate::render::count;
 use crate::scan::{load_inputs, load_lock};
 use crate::source::display_path;
 use crate::state::server_states;
@@ -63,17 +64,15 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         return Ok(1);
     }
     let written = new.write(&lock_path).map_err(|e| vec![e])?;
-    let tools: usize = new.servers.values().map(|s| s.tools.len()).sum();
+    let contents = format!(
+        "{}, {}",
+        count(new.servers.len(), "server"),
+        count(new.tool_count(), "tool")
+    );
     if written {
-        eprintln!(
-            "wrote {shown}: {} servers, {tools} tools",
-            new.servers.len()
-        );
+        eprintln!("wrote {shown}: {contents}");
     } else {
-        eprintln!(
-            "{shown} is up to date: {} servers, {tools} tools",
-            new.servers.len()
-        );
+        eprintln!("{shown} is up to date: {contents}");
     }
     Ok(0)
 }

@@ -5,6 +5,7 @@ use std::fmt::Write;
 use crate::cli::{Env, ShowArgs};
 use crate::error::Error;
 use crate::fingerprint::SCHEME;
+use crate::render::count;
 use crate::scan::load_lock;
 use crate::source::display_path;
 
@@ -14,13 +15,13 @@ pub fn run(env: &Env, args: &ShowArgs) -> Result<u8, Error> {
         return Ok(2);
     };
     let paint = env.paint;
-    let tools: usize = lock.servers.values().map(|s| s.tools.len()).sum();
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} servers, {tools} tools (fingerprint {}/{SCHEME})",
+        "{}: {}, {} (fingerprint {}/{SCHEME})",
         paint.bold(&display_path(&path)),
-        lock.servers.len(),
+        count(lock.servers.len(), "server"),
+        count(lock.tool_count(), "tool"),
         lock.fingerprint.algorithm.as_str()
     );
     let width = lock

@@ -15,3 +15,12 @@ pub enum Format {
     /// Machine-readable, stable shape (`version: 1`).
     Json,
 }
+
+/// "1 server", "2 servers": counts in messages read as English.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::count;
 use super::paint::Paint;
 use super::word_diff::word_diff;
 use crate::finding::{Finding, Location, Severity};
@@ -171,17 +172,13 @@ fn summary_line(report: &Report, paint: Paint) -> String {
     }
     let findings = match active {
         0 => "no findings".to_string(),
-        1 => format!("1 finding ({})", parts.join(", ")),
-        n => format!("{n} findings ({})", parts.join(", ")),
+        n => format!("{} ({})", count(n, "finding"), parts.join(", ")),
     };
     let mut line = format!(
-        "{findings} in {} server{}, {} tool{}, {} file{}",
-        s.servers,
-        plural(s.servers),
-        s.tools,
-        plural(s.tools),
-        s.files,
-        plural(s.files)
+        "{findings} in {}, {}, {}",
+        count(s.servers, "server"),
+        count(s.tools, "tool"),
+        count(s.files, "file")
     );
     let suppressed = report.suppressed_count();
     if suppressed > 0 {
@@ -190,14 +187,9 @@ fn summary_line(report: &Report, paint: Paint) -> String {
     if !s.skipped.is_empty() {
         let _ = write!(
             line,
-            "; {} non-snapshot JSON file{} skipped (-v lists them)",
-            s.skipped.len(),
-            plural(s.skipped.len())
+            "; {} skipped (-v lists them)",
+            count(s.skipped.len(), "non-snapshot JSON file")
         );
     }
     line
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
