@@ -219,6 +219,32 @@ impl Lock {
     }
 }
 
+/// Held while a command reads, updates and writes the lockfile, so two concurrent `mcp-scan
+/// lock` runs cannot interleave (the rename keeps each write whole; this keeps updates from
+/// being lost). An advisory lock on the lockfile's directory: the file itself is replaced by
+/// rename, so locking it would not exclude anyone. Released when dropped.
+pub struct WriteGuard {
+    _dir: std::fs::File,
+}
+
+impl WriteGuard {
+    pub fn acquire(lock_path: &Path) -> Result<WriteGuard, Error> {
+        let dir = match lock_path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let fail = |e: std::io::Error| {
+            Error::in_file(
+                dir,
+                format!("cannot lock the directory of the lockfile: {e}"),
+            )
+        };
+        let handle = std::fs::File::open(dir).map_err(fail)?;
+        handle.lock().map_err(fail)?;
+        Ok(WriteGuard { _dir: handle })
+    }
+}
+
 /// The byte offset of a git conflict marker at the start of a line, if any.
 fn conflict_marker(text: &str) -> Option<usize> {
     let mut offset = 0;

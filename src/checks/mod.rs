@@ -6,6 +6,7 @@
 
 mod drift;
 mod duplicate_tool;
+mod lock_integrity;
 
 use crate::config::Posture;
 use crate::finding::{Change, Location, Severity};
@@ -41,6 +42,7 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
     vec![
         Box::new(drift::Drift),
         Box::new(duplicate_tool::DuplicateToolName),
+        Box::new(lock_integrity::LockIntegrity),
     ]
 }
 

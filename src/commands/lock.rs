@@ -6,7 +6,7 @@ use crate::approver::approver;
 use crate::cli::{Env, LockArgs};
 use crate::clock;
 use crate::error::Error;
-use crate::lock::{Lock, Status};
+use crate::lock::{Lock, Status, WriteGuard};
 use crate::render::count;
 use crate::scan::{load_inputs, load_lock};
 use crate::source::display_path;
@@ -15,6 +15,7 @@ use crate::state::server_states;
 pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     let (lock_path, _) = env.lock_path(&args.lock);
     let shown = display_path(&lock_path);
+    let _guard = WriteGuard::acquire(&lock_path).map_err(|e| vec![e])?;
     if let Some((name, status)) = args
         .quarantine
         .as_ref()

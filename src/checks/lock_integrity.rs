@@ -1,0 +1,88 @@
+//! `lock-integrity`: the lock's stored definitions must hash to its stored digests.
+
+use super::{Check, Context, Draft};
+use crate::finding::Location;
+use crate::fingerprint::{server_digest, tool_digest};
+use crate::lock::Lock;
+
+pub struct LockIntegrity;
+
+impl Check for LockIntegrity {
+    fn rules(&self) -> &'static [&'static str] {
+        &["lock-integrity"]
+    }
+
+    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
+        let Some(lock) = cx.lock else {
+            return;
+        };
+        let options = &lock.lock.fingerprint;
+        let at = |pointer| Location::new(lock.source, pointer);
+        for (server, locked) in &lock.lock.servers {
+            let mut recomputed = Vec::with_capacity(locked.tools.len());
+            for (name, tool) in &locked.tools {
+                let tool_at = Lock::tool_pointer(server, name);
+                let Some(definition) = tool.definition.as_object() else {
+                    continue;
+                };
+                let digest = tool_digest(definition, options);
+                let stored_name = definition.get("name").and_then(|n| n.as_str());
+                if stored_name != Some(name.as_str()) {
+                    out.push(
+                        Draft::new(
+                            "lock-integrity",
+                            at(tool_at.key("definition").key("name")),
+                            format!(
+                                "tool `{name}` of server `{server}` is stored with the name {}",
+                                stored_name.map_or("(none)".to_string(), |n| format!("`{n}`"))
+                            ),
+                        )
+                        .server(server)
+                        .tool(name),
+                    );
+                }
+                if digest.digest != tool.digest {
+                    out.push(
+                        Draft::new(
+                            "lock-integrity",
+                            at(tool_at.key("digest")),
+                            format!(
+                                "the stored definition of `{name}` (server `{server}`) does not hash to its stored digest: the lock was edited by hand or mangled by a merge"
+                            ),
+                        )
+                        .server(server)
+                        .tool(name)
+                        .related(at(tool_at.key("definition"))),
+                    );
+                } else if digest.fields != tool.fields {
+                    out.push(
+                        Draft::new(
+                            "lock-integrity",
+                            at(tool_at.key("fields")),
+                            format!("the field digests of `{name}` (server `{server}`) do not match its stored definition"),
+                        )
+                        .server(server)
+                        .tool(name),
+                    );
+                }
+                recomputed.push((name.as_str(), digest.digest));
+            }
+            let hash = server_digest(
+                options.algorithm,
+                recomputed.iter().map(|(n, d)| (*n, d.as_str())),
+            );
+            if hash != locked.baseline.hash {
+                out.push(
+                    Draft::new(
+                        "lock-integrity",
+                        at(Lock::server_pointer(server).key("baselineHash")),
+                        format!(
+                            "the baselineHash of server `{server}` does not match its stored tools"
+                        ),
+                    )
+                    .server(server),
+                );
+            }
+        }
+    }
+}
