@@ -56,6 +56,14 @@ mod tests {
 
     /// What a reviewer's editor shows: (line, column in chars, column in UTF-16) of start and end.
     type Where = ((usize, usize, usize), (usize, usize, usize));
+    /// (text, pointer, target, decoded sub-range, expected span)
+    type Case = (
+        &'static str,
+        &'static str,
+        Target,
+        Option<Range<usize>>,
+        Where,
+    );
 
     fn locate_in(text: &str, pointer: &str, target: Target, sub: Option<Range<usize>>) -> Where {
         let root = parse(text, Dialect::Json, &Limits::default()).expect("valid JSON");
@@ -79,8 +87,7 @@ mod tests {
     #[test]
     fn spans_of_values_keys_and_substrings() {
         use Target::{Key, Value};
-        // (text, pointer, target, decoded sub-range, expected start, expected end)
-        let cases: &[(&str, &str, Target, Option<Range<usize>>, Where)] = &[
+        let cases: &[Case] = &[
             // Plain value and key; the value span includes the quotes.
             (
                 r#"{"d": "abc"}"#,

@@ -2,6 +2,7 @@
 
 pub mod json;
 pub mod paint;
+pub mod sarif;
 pub mod text;
 pub mod word_diff;
 
@@ -14,4 +15,6 @@ pub enum Format {
     Text,
     /// Machine-readable, stable shape (`version: 1`).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
 }
