@@ -28,6 +28,8 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
             &report,
             &render::sarif::enabled_rules(&env.catalogue, &env.config),
         ),
+        Format::Github => render::github::render(&report),
+        Format::Markdown => render::markdown::render(&report),
     };
     super::emit(&text, args.output.as_deref()).map_err(|e| vec![e])?;
     Ok(report.exit_code())

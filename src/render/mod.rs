@@ -1,6 +1,8 @@
 //! Report renderers. Each takes the finished [`Report`]; none decides the exit code.
 
+pub mod github;
 pub mod json;
+pub mod markdown;
 pub mod paint;
 pub mod sarif;
 pub mod text;
@@ -17,4 +19,8 @@ pub enum Format {
     Json,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
+    /// GitHub Actions workflow commands: annotations on the pull request.
+    Github,
+    /// A pull-request summary, e.g. for `$GITHUB_STEP_SUMMARY`.
+    Markdown,
 }
