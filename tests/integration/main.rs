@@ -6,4 +6,5 @@
 
 mod cases;
 mod common;
+mod diff_base;
 mod sarif_schema;
