@@ -32,14 +32,17 @@ git add . && git commit -qm "approve weather"
 cp "$repo/testdata/shared/weather-description-drift.json" snapshots/weather.json
 git add snapshots/weather.json
 
-for hook in mcp-scan mcp-scan-lock-check; do
+# Each hook must fail, and for the right reason (what it printed).
+for hook_and_reason in "mcp-scan:high[tool-changed]" "mcp-scan-lock-check:mcp.lock is out of date"; do
+  hook="${hook_and_reason%%:*}"
+  reason="${hook_and_reason#*:}"
   if "$precommit" try-repo "$repo" "$hook" --all-files > "$work/$hook.log" 2>&1; then
     cat "$work/$hook.log"
     echo "FAIL: $hook passed on a drifted snapshot" >&2
     exit 1
   fi
-  grep -q "Failed" "$work/$hook.log" || { cat "$work/$hook.log"; exit 1; }
-  echo "ok: $hook fails on the drifted snapshot"
+  grep -qF "$reason" "$work/$hook.log" || { cat "$work/$hook.log"; echo "FAIL: $hook did not say: $reason" >&2; exit 1; }
+  echo "ok: $hook fails on the drifted snapshot ($reason)"
 done
 
 cargo run --quiet --manifest-path "$repo/Cargo.toml" -- lock snapshots
