@@ -122,6 +122,10 @@ pub struct DiffArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub lock: LockFileArg,
+    /// PR review: compare the lock with this older one instead of the snapshots. A path, or
+    /// REV:PATH read with `git show` (e.g. origin/main:mcp.lock)
+    #[arg(long, value_name = "OLD_LOCK", conflicts_with = "paths")]
+    pub base: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -23,6 +23,7 @@ pub mod input;
 pub mod json;
 pub mod locate;
 pub mod lock;
+pub mod lock_diff;
 pub mod render;
 pub mod rules;
 pub mod scan;

@@ -44,3 +44,191 @@ fn to_span(source: &SourceFile, bytes: ByteSpan) -> Span {
         end_column_utf16: end.column_utf16,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ops::Range;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::json::{Dialect, Limits, Pointer, parse};
+    use crate::source::SourceId;
+
+    /// What a reviewer's editor shows: (line, column in chars, column in UTF-16) of start and end.
+    type Where = ((usize, usize, usize), (usize, usize, usize));
+    /// (text, pointer, target, decoded sub-range, expected span)
+    type Case = (
+        &'static str,
+        &'static str,
+        Target,
+        Option<Range<usize>>,
+        Where,
+    );
+
+    fn locate_in(text: &str, pointer: &str, target: Target, sub: Option<Range<usize>>) -> Where {
+        let root = parse(text, Dialect::Json, &Limits::default()).expect("valid JSON");
+        let mut sources = Sources::default();
+        let id: SourceId = sources.add(SourceFile::new(
+            PathBuf::from("t.json"),
+            text.to_string(),
+            Some(root),
+        ));
+        let mut location = Location::new(id, Pointer::parse(pointer).expect("pointer"));
+        location.target = target;
+        location.sub = sub;
+        locate(&sources, &mut location);
+        let s = location.span.expect("the pointer resolves");
+        (
+            (s.line, s.column, s.column_utf16),
+            (s.end_line, s.end_column, s.end_column_utf16),
+        )
+    }
+
+    #[test]
+    fn spans_of_values_keys_and_substrings() {
+        use Target::{Key, Value};
+        let cases: &[Case] = &[
+            // Plain value and key; the value span includes the quotes.
+            (
+                r#"{"d": "abc"}"#,
+                "/d",
+                Value,
+                None,
+                ((1, 7, 7), (1, 12, 12)),
+            ),
+            (r#"{"d": "abc"}"#, "/d", Key, None, ((1, 2, 2), (1, 5, 5))),
+            // An escape hides "Ignore": the match covers the raw `\u0049gnore`.
+            (
+                r#"{"d": "x \u0049gnore all"}"#,
+                "/d",
+                Value,
+                Some(2..8),
+                ((1, 10, 10), (1, 21, 21)),
+            ),
+            // `\n` and `\"` are two source characters for one decoded one.
+            (
+                r#"{"d": "a\nb \"c\""}"#,
+                "/d",
+                Value,
+                Some(2..3),
+                ((1, 11, 11), (1, 12, 12)),
+            ),
+            (
+                r#"{"d": "a\nb \"c\""}"#,
+                "/d",
+                Value,
+                Some(4..7),
+                ((1, 13, 13), (1, 18, 18)),
+            ),
+            // A surrogate pair escape is 12 source characters for one emoji.
+            (
+                r#"{"d": "\ud83d\ude00 run"}"#,
+                "/d",
+                Value,
+                Some(5..8),
+                ((1, 21, 21), (1, 24, 24)),
+            ),
+            // A literal emoji is one char but two UTF-16 units: columns after it differ.
+            (
+                r#"{"d": "😀 run"}"#,
+                "/d",
+                Value,
+                Some(5..8),
+                ((1, 10, 11), (1, 13, 14)),
+            ),
+            (
+                r#"{"😀": "x"}"#,
+                "/😀",
+                Value,
+                None,
+                ((1, 7, 8), (1, 10, 11)),
+            ),
+            // Multi-byte characters before the span: columns count chars, not bytes.
+            (
+                r#"{"é中": "ab"}"#,
+                "/é中",
+                Value,
+                Some(1..2),
+                ((1, 10, 10), (1, 11, 11)),
+            ),
+            // A tab is one column.
+            (
+                "{\t\"d\":\t\"ab\"}",
+                "/d",
+                Value,
+                None,
+                ((1, 8, 8), (1, 12, 12)),
+            ),
+            // CRLF line ends: the `\r` never counts as a column.
+            (
+                "{\r\n  \"a\": 1,\r\n  \"d\": \"xy\"\r\n}\r\n",
+                "/d",
+                Value,
+                None,
+                ((3, 8, 8), (3, 12, 12)),
+            ),
+            (
+                "{\r\n  \"d\": \"xy\"\r\n}",
+                "/d",
+                Key,
+                None,
+                ((2, 3, 3), (2, 6, 6)),
+            ),
+            // A BOM is invisible in editors: line 1 columns start after it.
+            (
+                "\u{FEFF}{\"d\": \"ab\"}",
+                "/d",
+                Value,
+                None,
+                ((1, 7, 7), (1, 11, 11)),
+            ),
+            (
+                "\u{FEFF}{\"d\": \"ab\"}",
+                "/d",
+                Key,
+                None,
+                ((1, 2, 2), (1, 5, 5)),
+            ),
+            // A nested array element and a multi-line value.
+            (
+                "{\"a\": [\n  1,\n  {\"b\": \"z\"}\n]}",
+                "/a/1/b",
+                Value,
+                None,
+                ((3, 9, 9), (3, 12, 12)),
+            ),
+            (
+                "{\"a\": [\n  1\n]}",
+                "/a",
+                Value,
+                None,
+                ((1, 7, 7), (3, 2, 2)),
+            ),
+        ];
+        for (text, pointer, target, sub, expected) in cases {
+            assert_eq!(
+                locate_in(text, pointer, *target, sub.clone()),
+                *expected,
+                "{text:?} {pointer} {target:?} {sub:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn unresolvable_pointers_leave_no_span() {
+        let text = r#"{"d": "abc"}"#;
+        let root = parse(text, Dialect::Json, &Limits::default()).expect("valid JSON");
+        let mut sources = Sources::default();
+        let id = sources.add(SourceFile::new(
+            PathBuf::from("t.json"),
+            text.to_string(),
+            Some(root),
+        ));
+        for (pointer, sub) in [("/missing", None), ("/d", Some(2..9))] {
+            let mut location = Location::new(id, Pointer::parse(pointer).expect("pointer"));
+            location.sub = sub;
+            locate(&sources, &mut location);
+            assert_eq!(location.span, None, "{pointer}");
+        }
+    }
+}

@@ -107,7 +107,11 @@ impl Lock {
         if !path.exists() {
             return Ok(None);
         }
-        let text = read_text(path)?;
+        Lock::parse(path, read_text(path)?).map(Some)
+    }
+
+    /// Parses lockfile `text`; `path` names it in errors (for `REV:path`, that label).
+    pub fn parse(path: &Path, text: String) -> Result<(Lock, SourceFile), Error> {
         if let Some(offset) = conflict_marker(&text) {
             return Err(Error::at_offset(
                 path,
@@ -128,10 +132,7 @@ impl Lock {
             )
         })?;
         let lock = Lock::from_node(&root, &Decoder::new(path, &text))?;
-        Ok(Some((
-            lock,
-            SourceFile::new(path.to_path_buf(), text, Some(root)),
-        )))
+        Ok((lock, SourceFile::new(path.to_path_buf(), text, Some(root))))
     }
 
     pub fn from_node(root: &Node, d: &Decoder<'_>) -> Result<Lock, Error> {

@@ -24,6 +24,12 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
     let text = match args.format {
         Format::Text => render::text::render(&report, env.paint, env.verbose),
         Format::Json => render::json::render(&report),
+        Format::Sarif => render::sarif::render(
+            &report,
+            &render::sarif::enabled_rules(&env.catalogue, &env.config),
+        ),
+        Format::Github => render::github::render(&report),
+        Format::Markdown => render::markdown::render(&report),
     };
     super::emit(&text, args.output.as_deref()).map_err(|e| vec![e])?;
     Ok(report.exit_code())

@@ -1,10 +1,18 @@
 //! `mcp-scan diff`: what `mcp-scan lock` would change in mcp.lock, tool by tool, with word diffs
-//! of changed text.
+//! of changed text. With `--base OLD_LOCK` (PR review), what the lock itself approves compared
+//! with an older lock, which `git show` may read from another revision: besides `record`, this is
+//! the only place mcp-scan starts a process.
 
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::cli::{DiffArgs, Env};
 use crate::error::Error;
+use crate::json::Object;
+use crate::lock::Lock;
+use crate::lock_diff::{ServerChange, ToolChange, status_change};
+use crate::render::paint::Paint;
 use crate::render::word_diff::word_diff;
 use crate::scan::{load_inputs, load_lock};
 use crate::schema_diff::widenings;
@@ -12,6 +20,9 @@ use crate::source::display_path;
 use crate::state::{ServerDelta, ToolDelta, compare, server_states};
 
 pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
+    if let Some(base) = &args.base {
+        return review(env, args, base).map_err(|e| vec![e]);
+    }
     let (lock_path, lock_required) = env.lock_path(&args.lock);
     let lock = load_lock(&lock_path, lock_required)
         .map_err(|e| vec![e])?
@@ -68,26 +79,13 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
                             fields,
                         } => {
                             let _ = writeln!(out, "    ~ {}: {}", t.tool.name, fields.join(", "));
-                            let before = locked.definition.as_object();
-                            for field in fields {
-                                let old = before.and_then(|b| b.get(field));
-                                let new = t.object.get(field);
-                                if let (Some(o), Some(n)) =
-                                    (old.and_then(|v| v.as_str()), new.and_then(|v| v.as_str()))
-                                {
-                                    let _ = writeln!(
-                                        out,
-                                        "        {field}: {}",
-                                        word_diff(o, n, paint)
-                                    );
-                                } else if let (Some(o), Some(n), "inputSchema") =
-                                    (old, new, field.as_str())
-                                {
-                                    for widening in widenings(o, n) {
-                                        let _ = writeln!(out, "        widens: {widening}");
-                                    }
-                                }
-                            }
+                            field_diffs(
+                                &mut out,
+                                fields,
+                                locked.definition.as_object(),
+                                Some(t.object),
+                                paint,
+                            );
                         }
                     }
                 }
@@ -117,4 +115,154 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
     }
     super::emit(&out, None).map_err(|e| vec![e])?;
     Ok(0)
+}
+
+/// For each changed field: a word diff of text, or the ways a new `inputSchema` widens the old.
+fn field_diffs(
+    out: &mut String,
+    fields: &[String],
+    before: Option<&Object>,
+    after: Option<&Object>,
+    paint: Paint,
+) {
+    for field in fields {
+        let old = before.and_then(|b| b.get(field));
+        let new = after.and_then(|a| a.get(field));
+        if let (Some(o), Some(n)) = (old.and_then(|v| v.as_str()), new.and_then(|v| v.as_str())) {
+            let _ = writeln!(out, "        {field}: {}", word_diff(o, n, paint));
+        } else if let (Some(o), Some(n), "inputSchema") = (old, new, field.as_str()) {
+            for widening in widenings(o, n) {
+                let _ = writeln!(out, "        widens: {widening}");
+            }
+        }
+    }
+}
+
+/// PR review mode: every approval the current lock makes relative to `base`.
+fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
+    let (lock_path, _) = env.lock_path(&args.lock);
+    let (head, _) = load_lock(&lock_path, true)?
+        .ok_or_else(|| Error::in_file(&lock_path, "the lockfile does not exist"))?;
+    let (label, text) = read_base(base)?;
+    let (base_lock, _) = Lock::parse(&label, text)?;
+    let paint = env.paint;
+    let changes = crate::lock_diff::compare(&base_lock, &head);
+    let mut out = format!(
+        "{} compared with {}: the approvals this change makes\n",
+        display_path(&lock_path),
+        display_path(&label)
+    );
+    for change in &changes {
+        match change {
+            ServerChange::Added(name, server) => {
+                let _ = writeln!(
+                    out,
+                    "{} server {name}: newly approved (v{}), {} tools",
+                    paint.added("+"),
+                    server.baseline.version,
+                    server.tools.len()
+                );
+                for (tool, locked) in &server.tools {
+                    added_tool(&mut out, tool, locked.definition.as_object(), paint);
+                }
+            }
+            ServerChange::Removed(name, _) => {
+                let _ = writeln!(
+                    out,
+                    "{} server {name}: approval removed",
+                    paint.removed("-")
+                );
+            }
+            ServerChange::Changed {
+                name,
+                old,
+                new,
+                tools,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "~ server {name}: baseline v{} → v{}",
+                    old.baseline.version, new.baseline.version
+                );
+                if let Some((from, to)) = status_change(old, new) {
+                    let _ = writeln!(out, "    status: {} → {}", from.as_str(), to.as_str());
+                }
+                for tool in tools {
+                    match tool {
+                        ToolChange::Added(tool, locked) => {
+                            added_tool(&mut out, tool, locked.definition.as_object(), paint);
+                        }
+                        ToolChange::Removed(tool, _) => {
+                            let _ = writeln!(out, "    {} {tool}", paint.removed("-"));
+                        }
+                        ToolChange::Changed {
+                            name: tool,
+                            old,
+                            new,
+                            fields,
+                        } => {
+                            let _ = writeln!(out, "    ~ {tool}: {}", fields.join(", "));
+                            field_diffs(
+                                &mut out,
+                                fields,
+                                old.definition.as_object(),
+                                new.definition.as_object(),
+                                paint,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // HOOK(rule-engine): the newly approved definitions are the `Added` tools (of added and
+    // changed servers) and the `new` side of `ToolChange::Changed`. When the poisoning rule
+    // engine lands (another branch), run it over those definitions here and print its findings
+    // under each tool, so a PR that updates snapshots and lock together is still screened.
+    let _ = match changes.len() {
+        0 => writeln!(out, "no approvals changed"),
+        n => writeln!(out, "{n} server(s) with changed approvals"),
+    };
+    super::emit(&out, None)?;
+    Ok(0)
+}
+
+/// A newly approved tool, with its description (invisible characters shown) so the reviewer
+/// reads what the model will read.
+fn added_tool(out: &mut String, tool: &str, definition: Option<&Object>, paint: Paint) {
+    let _ = writeln!(out, "    {} {tool}", paint.added("+"));
+    if let Some(description) = definition.and_then(|d| d.get("description")?.as_str()) {
+        let _ = writeln!(
+            out,
+            "        description: {}",
+            crate::unicode::make_visible(description)
+        );
+    }
+}
+
+/// The old lock's text and a label for messages: `spec` is a file, or else `REV:PATH`, read with
+/// `git show` (an existing file wins, so a path containing `:` still works).
+fn read_base(spec: &str) -> Result<(PathBuf, String), Error> {
+    let path = Path::new(spec);
+    if path.is_file() || !spec.contains(':') {
+        return Ok((path.to_path_buf(), crate::input::read_text(path)?));
+    }
+    // `--end-of-options`: a spec starting with `-` is a revision, never an option to git.
+    let output = Command::new("git")
+        .args(["show", "--end-of-options", spec])
+        .output()
+        .map_err(|e| Error::new(format!("cannot run `git show {spec}`: {e}")))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(
+            Error::new(format!("`git show {spec}` failed: {}", stderr.trim()))
+                .with_help("pass REV:PATH with a revision that has the lockfile, or a file path"),
+        );
+    }
+    let text = String::from_utf8(output.stdout).map_err(|_| {
+        Error::new(format!(
+            "`git show {spec}`: the lockfile is not valid UTF-8"
+        ))
+    })?;
+    Ok((PathBuf::from(spec), text))
 }

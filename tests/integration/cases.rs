@@ -54,6 +54,9 @@ fn run_case(case_file: &Path) -> String {
                     out.stdout,
                     out.stderr
                 );
+                if args.windows(2).any(|w| w == ["--format", "sarif"]) {
+                    crate::sarif_schema::assert_valid(&out.stdout);
+                }
                 assert_eq!(
                     out.code,
                     exit,

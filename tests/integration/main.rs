@@ -4,6 +4,9 @@
 // A failing test should panic with the value it did not expect.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod action;
 mod cases;
 mod common;
+mod diff_base;
 mod safe_write;
+mod sarif_schema;

@@ -1,0 +1,318 @@
+//! `--format sarif`: a SARIF 2.1.0 log shaped for GitHub code scanning.
+//!
+//! This is the only module that knows serde-sarif, so swapping it for a hand-written model later
+//! touches one file. Columns are UTF-16 code units (`columnKind`), URIs are relative to
+//! `%SRCROOT%` (the directory mcp-scan ran in), and `partialFingerprints` carry the finding's
+//! line-independent fingerprint so alerts survive reformatting.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use serde_sarif::sarif::{
+    ArtifactLocation, Location as SarifLocation, LogicalLocation, Message,
+    MultiformatMessageString, PhysicalLocation, PropertyBag, Region, ReportingConfiguration,
+    ReportingDescriptor, Result as SarifResult, ResultLevel, Run, SCHEMA_URL, Sarif, Suppression,
+    Tool, ToolComponent, Version,
+};
+
+use crate::config::Config;
+use crate::finding::{Confidence, Finding, Location, Severity};
+use crate::rules::{Catalogue, Rule};
+use crate::scan::Report;
+use crate::source::Sources;
+
+/// The base every relative URI is resolved against.
+const SRCROOT: &str = "%SRCROOT%";
+/// The key under which `partialFingerprints` carries [`Finding::fingerprint`].
+const FINGERPRINT_KEY: &str = "mcp-scan/v1";
+
+/// A rule as this run applies it: config may change its severity.
+pub struct EnabledRule<'a> {
+    pub rule: &'a Rule,
+    pub severity: Severity,
+}
+
+/// Every rule the config leaves on, in catalogue (id) order, so `ruleIndex` is stable.
+pub fn enabled_rules<'a>(catalogue: &'a Catalogue, config: &Config) -> Vec<EnabledRule<'a>> {
+    catalogue
+        .rules()
+        .iter()
+        .filter(|rule| config.rule_enabled(&rule.id))
+        .map(|rule| EnabledRule {
+            rule,
+            severity: config.rule_severity(&rule.id).unwrap_or(rule.severity),
+        })
+        .collect()
+}
+
+pub fn render(report: &Report, rules: &[EnabledRule<'_>]) -> String {
+    let driver = ToolComponent::builder()
+        .name("mcp-scan")
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .rules(rules.iter().map(descriptor).collect::<Vec<_>>())
+        .build();
+    let results: Vec<SarifResult> = report
+        .findings
+        .iter()
+        .map(|f| result(f, rules, &report.sources))
+        .collect();
+    // No `uri` for the root: it would put the runner's absolute path in the log, and consumers
+    // (GitHub among them) resolve relative URIs against the checkout anyway.
+    let base = ArtifactLocation::builder()
+        .description(
+            Message::builder()
+                .text("The directory mcp-scan ran in (the repository root in CI).")
+                .build(),
+        )
+        .build();
+    let run = Run::builder()
+        .tool(Tool::builder().driver(driver).build())
+        .results(results)
+        .column_kind(json!("utf16CodeUnits"))
+        .original_uri_base_ids(BTreeMap::from([(SRCROOT.to_string(), base)]))
+        .build();
+    let log = Sarif::builder()
+        .schema(SCHEMA_URL)
+        .version(json!(Version::V2_1_0.to_string()))
+        .runs(vec![run])
+        .build();
+    let mut out = serde_json::to_string_pretty(&log).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+fn descriptor(enabled: &EnabledRule<'_>) -> ReportingDescriptor {
+    let rule = enabled.rule;
+    let mut extra = BTreeMap::new();
+    if let Some(score) = security_severity(enabled.severity) {
+        extra.insert("security-severity".to_string(), json!(score));
+    }
+    extra.insert("precision".to_string(), json!(precision(rule.confidence)));
+    ReportingDescriptor::builder()
+        .id(rule.id.as_str())
+        .name(pascal_case(&rule.id))
+        .short_description(text(&rule.name))
+        .full_description(text(&full_description(rule)))
+        .help(
+            MultiformatMessageString::builder()
+                .text(rule.help.as_str())
+                .markdown(rule.help.as_str())
+                .build(),
+        )
+        .default_configuration(
+            ReportingConfiguration::builder()
+                .level(json!(level(enabled.severity)))
+                .build(),
+        )
+        .properties(
+            PropertyBag::builder()
+                .tags(vec![
+                    "security".to_string(),
+                    rule.category.as_str().to_string(),
+                ])
+                .additional_properties(extra)
+                .build(),
+        )
+        .build()
+}
+
+fn result(f: &Finding, rules: &[EnabledRule<'_>], sources: &Sources) -> SarifResult {
+    let mut primary = location(&f.location, sources);
+    let logical = match (&f.server, &f.tool) {
+        (Some(server), Some(tool)) => Some((tool.as_str(), format!("{server}/{tool}"))),
+        (Some(server), None) => Some((server.as_str(), server.clone())),
+        _ => None,
+    };
+    if let Some((name, qualified)) = logical {
+        primary.logical_locations = Some(vec![
+            LogicalLocation::builder()
+                .name(name)
+                .fully_qualified_name(qualified)
+                .build(),
+        ]);
+    }
+    let related: Vec<SarifLocation> = f
+        .related
+        .iter()
+        .zip(1..)
+        .map(|(r, id)| {
+            let mut related = location(r, sources);
+            related.id = Some(id);
+            related
+        })
+        .collect();
+    let rule_index = rules
+        .iter()
+        .position(|r| r.rule.id == f.rule)
+        .and_then(|i| i64::try_from(i).ok());
+    let mut result = SarifResult::builder()
+        .rule_id(f.rule.as_str())
+        .level(level(f.severity))
+        .message(Message::builder().text(f.message.as_str()).build())
+        .locations(vec![primary])
+        .partial_fingerprints(BTreeMap::from([(
+            FINGERPRINT_KEY.to_string(),
+            f.fingerprint.clone(),
+        )]))
+        .build();
+    result.rule_index = rule_index;
+    if !related.is_empty() {
+        result.related_locations = Some(related);
+    }
+    if let Some(reason) = &f.suppressed {
+        result.suppressions = Some(vec![
+            Suppression::builder()
+                .kind(json!("external"))
+                .status(json!("accepted"))
+                .justification(reason.as_str())
+                .build(),
+        ]);
+    }
+    result
+}
+
+fn location(loc: &Location, sources: &Sources) -> SarifLocation {
+    let path = sources
+        .get(loc.source)
+        .map(|s| s.display_path())
+        .unwrap_or_default();
+    let artifact = if path.starts_with('/') {
+        ArtifactLocation::builder()
+            .uri(format!("file://{}", encode_uri_path(&path)))
+            .build()
+    } else {
+        ArtifactLocation::builder()
+            .uri(encode_uri_path(&path))
+            .uri_base_id(SRCROOT)
+            .build()
+    };
+    let mut physical = PhysicalLocation::builder()
+        .artifact_location(artifact)
+        .build();
+    physical.region = loc.span.map(|s| {
+        let mut region = Region::builder()
+            .start_line(to_i64(s.line))
+            .start_column(to_i64(s.column_utf16))
+            .end_line(to_i64(s.end_line))
+            .end_column(to_i64(s.end_column_utf16))
+            .byte_offset(to_i64(s.start_byte))
+            .build();
+        region.byte_length = Some(to_i64(s.end_byte.saturating_sub(s.start_byte)));
+        region
+    });
+    let mut location = SarifLocation::builder().physical_location(physical).build();
+    if !loc.pointer.as_str().is_empty() {
+        let mut properties = BTreeMap::new();
+        properties.insert("jsonPointer".to_string(), Value::from(loc.pointer.as_str()));
+        location.properties = Some(
+            PropertyBag::builder()
+                .additional_properties(properties)
+                .build(),
+        );
+    }
+    location
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn text(s: &str) -> MultiformatMessageString {
+    MultiformatMessageString::builder().text(s).build()
+}
+
+/// GitHub shows `level` for the alert; critical and high block, medium warns, the rest notes.
+fn level(severity: Severity) -> ResultLevel {
+    match severity {
+        Severity::Critical | Severity::High => ResultLevel::Error,
+        Severity::Medium => ResultLevel::Warning,
+        Severity::Low | Severity::Info => ResultLevel::Note,
+    }
+}
+
+/// GitHub's bands: >9.0 critical, 7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low. Values sit well
+/// inside each band; info has none, so GitHub does not rank it as a security alert.
+fn security_severity(severity: Severity) -> Option<&'static str> {
+    match severity {
+        Severity::Critical => Some("9.5"),
+        Severity::High => Some("8.0"),
+        Severity::Medium => Some("5.5"),
+        Severity::Low => Some("2.0"),
+        Severity::Info => None,
+    }
+}
+
+fn precision(confidence: Confidence) -> &'static str {
+    confidence.as_str()
+}
+
+/// The first paragraph of the rule's "What it does" section (or of its help), as plain text.
+fn full_description(rule: &Rule) -> String {
+    let paragraph: Vec<&str> = rule
+        .help
+        .lines()
+        .skip_while(|l| l.trim().is_empty() || l.starts_with('#'))
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(str::trim)
+        .collect();
+    if paragraph.is_empty() {
+        rule.name.clone()
+    } else {
+        paragraph.join(" ")
+    }
+}
+
+/// `tool-changed` → `ToolChanged`: SARIF's `name` is an identifier, the sentence goes in
+/// `shortDescription`.
+fn pascal_case(id: &str) -> String {
+    id.split(['-', '_'])
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters and `/`, so paths with spaces
+/// or non-ASCII names are valid URI references.
+fn encode_uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(char::from(byte));
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(pascal_case("duplicate-tool-name"), "DuplicateToolName");
+        assert_eq!(encode_uri_path("a b/ü.json"), "a%20b/%C3%BC.json");
+        assert_eq!(encode_uri_path(".vscode/mcp.json"), ".vscode/mcp.json");
+        let levels: Vec<_> = Severity::ALL
+            .iter()
+            .map(|s| level(*s).to_string())
+            .collect();
+        assert_eq!(levels, ["note", "note", "warning", "error", "error"]);
+        let scores: Vec<_> = Severity::ALL
+            .iter()
+            .map(|s| security_severity(*s))
+            .collect();
+        assert_eq!(
+            scores,
+            [None, Some("2.0"), Some("5.5"), Some("8.0"), Some("9.5")]
+        );
+    }
+}
