@@ -5,7 +5,6 @@
 //! model alone, so the same approvals always give the same bytes, and it is written atomically.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
 
 use crate::decode::Decoder;
@@ -198,24 +197,8 @@ impl Lock {
     /// Writes atomically (temporary file in the same directory, then rename), so a reader never
     /// sees half a lock. Returns whether the file changed: identical bytes are left untouched.
     pub fn write(&self, path: &Path) -> Result<bool, Error> {
-        let text = self.render();
-        if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
-            return Ok(false);
-        }
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let fail =
-            |e: std::io::Error| Error::in_file(path, format!("cannot write the lockfile: {e}"));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".mcp.lock.")
-            .tempfile_in(dir)
-            .map_err(fail)?;
-        tmp.write_all(text.as_bytes()).map_err(fail)?;
-        tmp.as_file().sync_all().map_err(fail)?;
-        tmp.persist(path).map_err(|e| fail(e.error))?;
-        Ok(true)
+        crate::atomic_file::write(path, self.render().as_bytes())
+            .map_err(|e| Error::in_file(path, format!("cannot write the lockfile: {e}")))
     }
 }
 
