@@ -80,12 +80,17 @@ pub fn record(
                     crate::source::display_path(&path)
                 ));
             }
-            Err(message) => errors.push(
-                Error::new(format!("server `{name}`: {message}")).with_help(format!(
-                    "its stderr is in {}",
-                    crate::source::display_path(&log_path(&options.out, &planned.file_stem))
-                )),
-            ),
+            Err(message) => {
+                let mut error = Error::new(format!("server `{name}`: {message}"));
+                let log = log_path(&options.out, &planned.file_stem);
+                if log.exists() {
+                    error = error.with_help(format!(
+                        "its stderr is in {}",
+                        crate::source::display_path(&log)
+                    ));
+                }
+                errors.push(error);
+            }
         }
     }
     if errors.is_empty() {

@@ -6,3 +6,4 @@
 
 mod cases;
 mod common;
+mod record;
