@@ -96,7 +96,10 @@ pub fn load_inputs(
             accept_lockfiles,
         },
     )?;
-    if inputs.tool_count() == 0 {
+    // For `check` (the command that accepts every kind of input) a client config alone is
+    // something to check; `lock` and `diff` need tools.
+    let configs_checked = accept_lockfiles && !inputs.configs.is_empty();
+    if inputs.tool_count() == 0 && !configs_checked {
         let shown: Vec<String> = paths
             .iter()
             .map(|p| crate::source::display_path(p))

@@ -4,6 +4,8 @@
 //! stamps the rule's metadata, applies the config (severity overrides, disabled rules, ignores)
 //! and resolves line/column spans. A check cannot report under a rule id it did not declare.
 
+mod config_conflict;
+mod config_hazards;
 mod drift;
 mod duplicate_tool;
 
@@ -41,6 +43,8 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
     vec![
         Box::new(drift::Drift),
         Box::new(duplicate_tool::DuplicateToolName),
+        Box::new(config_hazards::ConfigHazards),
+        Box::new(config_conflict::ConfigConflict),
     ]
 }
 

@@ -41,7 +41,7 @@ impl ClientKind {
 
     /// Claude Code and Claude Desktop read strict JSON; the editors and Gemini CLI accept
     /// comments and trailing commas, so a strict parser would reject their valid files.
-    fn dialect(self) -> Dialect {
+    pub fn dialect(self) -> Dialect {
         match self {
             ClientKind::ClaudeCode | ClientKind::ClaudeDesktop | ClientKind::Windsurf => {
                 Dialect::Json
@@ -111,20 +111,6 @@ pub struct ConfiguredServer {
     /// Gemini CLI's `trust: true`: every tool call runs without confirmation.
     pub trust: bool,
     pub disabled: bool,
-}
-
-impl ConfiguredServer {
-    /// What the client launches or connects to, for comparing definitions across configs.
-    pub fn launch_summary(&self) -> String {
-        match &self.transport {
-            Transport::Stdio { command, args, .. } => std::iter::once(&command.value)
-                .chain(args.iter().map(|a| &a.value))
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .join(" "),
-            Transport::Remote { url } => url.value.clone(),
-        }
-    }
 }
 
 /// Reads and parses a client config; `kind` comes from [`detect`], else the file is generic.
@@ -254,6 +240,13 @@ mod tests {
         from_node(&root, kind, &Decoder::new(Path::new("c.json"), text)).map_err(|e| e.to_string())
     }
 
+    fn url_of(server: &ConfiguredServer) -> &str {
+        match &server.transport {
+            Transport::Remote { url } => &url.value,
+            Transport::Stdio { .. } => panic!("remote expected"),
+        }
+    }
+
     #[test]
     fn detects_clients_by_file_name() {
         let cases = [
@@ -290,15 +283,25 @@ mod tests {
         let c = config(ClientKind::VsCode, text).unwrap();
         assert_eq!(c.servers.len(), 2);
         let gh = &c.servers[0];
-        assert_eq!(gh.launch_summary(), "npx -y pkg@1.0.0");
         assert_eq!(gh.env[0].value.value, "${input:token}");
         assert_eq!(gh.env[0].value.pointer.as_str(), "/servers/gh/env/TOKEN");
-        let Transport::Stdio { args, .. } = &gh.transport else {
+        let Transport::Stdio { command, args, .. } = &gh.transport else {
             panic!("stdio expected");
         };
-        assert_eq!(args[1].pointer.as_str(), "/servers/gh/args/1");
+        assert_eq!(command.value, "npx");
+        let args: Vec<(&str, &str)> = args
+            .iter()
+            .map(|a| (a.value.as_str(), a.pointer.as_str()))
+            .collect();
+        assert_eq!(
+            args,
+            [
+                ("-y", "/servers/gh/args/0"),
+                ("pkg@1.0.0", "/servers/gh/args/1")
+            ]
+        );
         let remote = &c.servers[1];
-        assert_eq!(remote.launch_summary(), "https://example.com/mcp");
+        assert_eq!(url_of(remote), "https://example.com/mcp");
         assert_eq!(remote.headers[0].value.value, "Bearer ${env:TOKEN}");
     }
 
@@ -310,7 +313,8 @@ mod tests {
             "off": {"command": "x", "disabled": true}
         }}"#;
         let c = config(ClientKind::Gemini, text).unwrap();
-        assert_eq!(c.servers[0].launch_summary(), "https://w.example/mcp");
+        assert_eq!(url_of(&c.servers[0]), "https://w.example/mcp");
+        assert_eq!(url_of(&c.servers[1]), "https://g.example/mcp");
         assert!(c.servers[1].trust);
         assert!(c.servers[2].disabled);
     }
