@@ -25,6 +25,7 @@ pub mod input;
 pub mod json;
 pub mod locate;
 pub mod lock;
+pub mod prompts;
 pub mod record;
 pub mod render;
 pub mod rules;

@@ -25,6 +25,8 @@ pub const HISTORY_LEN: usize = 5;
 pub struct Lock {
     pub fingerprint: FingerprintOptions,
     pub servers: BTreeMap<String, LockedServer>,
+    /// Pinned prompt files: path (as configured, forward slashes) → digest of the bytes.
+    pub prompts: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +77,7 @@ impl Lock {
         Lock {
             fingerprint,
             servers: BTreeMap::new(),
+            prompts: BTreeMap::new(),
         }
     }
 
@@ -99,6 +102,10 @@ impl Lock {
 
     pub fn definition_pointer(server: &str, tool: &str) -> Pointer {
         Lock::tool_pointer(server, tool).key("definition")
+    }
+
+    pub fn prompt_pointer(path: &str) -> Pointer {
+        Pointer::root().key("prompts").key(path)
     }
 
     /// Reads the lockfile at `path`; `Ok(None)` when there is none yet.
@@ -137,7 +144,13 @@ impl Lock {
         let top = d.object(root, "the lockfile")?;
         d.only_keys(
             top,
-            &[GENERATED_KEY, "version", "fingerprint", "servers"],
+            &[
+                GENERATED_KEY,
+                "version",
+                "fingerprint",
+                "servers",
+                "prompts",
+            ],
             "the lockfile",
         )?;
         let version_node = d.required(root, top, "version", "the lockfile")?;
@@ -158,9 +171,22 @@ impl Lock {
         for member in d.object(servers_node, "`servers`")?.iter_unique() {
             servers.insert(member.key.clone(), read_server(&member.value, d)?);
         }
+        let mut prompts = BTreeMap::new();
+        if let Some(node) = top.get("prompts") {
+            for member in d.object(node, "`prompts`")?.iter_unique() {
+                let entry = d.object(&member.value, "a pinned prompt")?;
+                d.only_keys(entry, &["digest"], "a pinned prompt")?;
+                let digest = d.required(&member.value, entry, "digest", "a pinned prompt")?;
+                prompts.insert(
+                    member.key.clone(),
+                    d.string(digest, "`digest`")?.to_string(),
+                );
+            }
+        }
         Ok(Lock {
             fingerprint,
             servers,
+            prompts,
         })
     }
 
@@ -184,6 +210,16 @@ impl Lock {
         top.insert("version", Node::u64(FORMAT_VERSION));
         top.insert("fingerprint", Node::object(fp));
         top.insert("servers", Node::object(servers));
+        // Only when there are any, so locks without prompts keep their exact bytes.
+        if !self.prompts.is_empty() {
+            let mut prompts = Object::default();
+            for (path, digest) in &self.prompts {
+                let mut entry = Object::default();
+                entry.insert("digest", Node::string(digest.clone()));
+                prompts.insert(path.clone(), Node::object(entry));
+            }
+            top.insert("prompts", Node::object(prompts));
+        }
         Node::object(top)
     }
 

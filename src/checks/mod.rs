@@ -8,6 +8,7 @@ mod config_conflict;
 mod config_hazards;
 mod drift;
 mod duplicate_tool;
+mod prompt_drift;
 
 use crate::config::Posture;
 use crate::finding::{Change, Location, Severity};
@@ -45,6 +46,7 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
         Box::new(duplicate_tool::DuplicateToolName),
         Box::new(config_hazards::ConfigHazards),
         Box::new(config_conflict::ConfigConflict),
+        Box::new(prompt_drift::PromptDrift),
     ]
 }
 

@@ -7,6 +7,7 @@ use crate::cli::{Env, LockArgs};
 use crate::clock;
 use crate::error::Error;
 use crate::lock::{Lock, Status};
+use crate::prompts;
 use crate::render::count;
 use crate::scan::{load_inputs, load_lock};
 use crate::source::display_path;
@@ -46,7 +47,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         now: &now,
         only: (!args.server.is_empty()).then_some(args.server.as_slice()),
     };
-    let new = approve(
+    let mut new = approve(
         old.as_ref(),
         &states,
         old_states.as_deref().unwrap_or(&states),
@@ -54,6 +55,10 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         &approval,
     )
     .map_err(|e| vec![e])?;
+    // Approving some servers (`--server`) leaves the pinned prompts as they were.
+    if approval.only.is_none() {
+        new.prompts = prompts::pin(&env.config.prompts, options.algorithm).map_err(|e| vec![e])?;
+    }
     let up_to_date = old.as_ref().is_some_and(|old| old.render() == new.render());
     if args.check {
         if up_to_date {

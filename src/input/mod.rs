@@ -65,6 +65,8 @@ pub struct Inputs {
     pub servers: Vec<Server>,
     pub skipped: Vec<Skipped>,
     pub configs: Vec<ConfigInput>,
+    /// Prompt files named by the config's `prompts`; filled in by `check`.
+    pub prompts: Vec<crate::prompts::PromptFile>,
 }
 
 impl Inputs {
@@ -112,6 +114,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
         servers: Vec::new(),
         skipped: Vec::new(),
         configs: Vec::new(),
+        prompts: Vec::new(),
     };
     // Which file first claimed each server name, to name both files on a clash.
     let mut claimed: BTreeMap<String, PathBuf> = BTreeMap::new();
