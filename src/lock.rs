@@ -27,6 +27,16 @@ pub struct Lock {
     pub servers: BTreeMap<String, LockedServer>,
     /// Pinned prompt files: path (as configured, forward slashes) → digest of the bytes.
     pub prompts: BTreeMap<String, String>,
+    /// Pinned launch specs of the servers in the client configs scanned, by server name.
+    pub launch: BTreeMap<String, LockedLaunch>,
+}
+
+/// How a configured server is started or reached, as approved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockedLaunch {
+    pub digest: String,
+    /// For reviewers: program and package, or scheme and host (see `clients::launch`).
+    pub runs: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +88,7 @@ impl Lock {
             fingerprint,
             servers: BTreeMap::new(),
             prompts: BTreeMap::new(),
+            launch: BTreeMap::new(),
         }
     }
 
@@ -106,6 +117,10 @@ impl Lock {
 
     pub fn prompt_pointer(path: &str) -> Pointer {
         Pointer::root().key("prompts").key(path)
+    }
+
+    pub fn launch_pointer(server: &str) -> Pointer {
+        Pointer::root().key("launch").key(server)
     }
 
     /// Reads the lockfile at `path`; `Ok(None)` when there is none yet.
@@ -150,6 +165,7 @@ impl Lock {
                 "fingerprint",
                 "servers",
                 "prompts",
+                "launch",
             ],
             "the lockfile",
         )?;
@@ -183,10 +199,30 @@ impl Lock {
                 );
             }
         }
+        let mut launch = BTreeMap::new();
+        if let Some(node) = top.get("launch") {
+            for member in d.object(node, "`launch`")?.iter_unique() {
+                let what = "a pinned launch spec";
+                let entry = d.object(&member.value, what)?;
+                d.only_keys(entry, &["digest", "runs"], what)?;
+                let field = |key: &str| -> Result<String, Error> {
+                    let node = d.required(&member.value, entry, key, what)?;
+                    Ok(d.string(node, &format!("`{key}`"))?.to_string())
+                };
+                launch.insert(
+                    member.key.clone(),
+                    LockedLaunch {
+                        digest: field("digest")?,
+                        runs: field("runs")?,
+                    },
+                );
+            }
+        }
         Ok(Lock {
             fingerprint,
             servers,
             prompts,
+            launch,
         })
     }
 
@@ -210,7 +246,8 @@ impl Lock {
         top.insert("version", Node::u64(FORMAT_VERSION));
         top.insert("fingerprint", Node::object(fp));
         top.insert("servers", Node::object(servers));
-        // Only when there are any, so locks without prompts keep their exact bytes.
+        // Optional sections appear only when they have entries, so locks without them keep
+        // their exact bytes.
         if !self.prompts.is_empty() {
             let mut prompts = Object::default();
             for (path, digest) in &self.prompts {
@@ -219,6 +256,16 @@ impl Lock {
                 prompts.insert(path.clone(), Node::object(entry));
             }
             top.insert("prompts", Node::object(prompts));
+        }
+        if !self.launch.is_empty() {
+            let mut launch = Object::default();
+            for (name, spec) in &self.launch {
+                let mut entry = Object::default();
+                entry.insert("digest", Node::string(spec.digest.clone()));
+                entry.insert("runs", Node::string(spec.runs.clone()));
+                launch.insert(name.clone(), Node::object(entry));
+            }
+            top.insert("launch", Node::object(launch));
         }
         Node::object(top)
     }

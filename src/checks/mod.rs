@@ -8,6 +8,7 @@ mod config_conflict;
 mod config_hazards;
 mod drift;
 mod duplicate_tool;
+mod launch_drift;
 mod prompt_drift;
 
 use crate::config::Posture;
@@ -47,6 +48,7 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
         Box::new(config_hazards::ConfigHazards),
         Box::new(config_conflict::ConfigConflict),
         Box::new(prompt_drift::PromptDrift),
+        Box::new(launch_drift::LaunchDrift),
     ]
 }
 

@@ -5,6 +5,7 @@
 //! place in the file, and keeps `${VAR}` / `${env:VAR}` / `${input:id}` references verbatim: only
 //! `record` resolves them, and only into the environment of the process it starts.
 
+pub mod launch;
 pub mod package;
 pub mod reference;
 

@@ -63,17 +63,53 @@ pub fn program(command: &str) -> &str {
         .unwrap_or(base)
 }
 
-pub fn unpinned(command: &str, args: &[&str]) -> Option<Unpinned> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ecosystem {
+    Npm,
+    Python,
+    Container,
+}
+
+/// An argument that names a package or image the runner fetches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackageArg {
+    pub arg: usize,
+    pub ecosystem: Ecosystem,
+}
+
+/// The package (or image) arguments of a launch command, in order.
+pub fn packages(command: &str, args: &[&str]) -> Vec<PackageArg> {
     let runner = program(command);
-    match (runner, args.first().copied()) {
-        ("npx" | "bunx", _) => npm_runner(args, 0),
-        ("pnpm" | "yarn", Some("dlx")) | ("npm", Some("exec")) => npm_runner(args, 1),
-        ("uvx", _) => uv_runner(args, 0),
-        ("uv", Some("tool")) if args.get(1) == Some(&"run") => uv_runner(args, 2),
-        ("pipx", Some("run")) => uv_runner(args, 1),
-        ("docker" | "podman", _) => container(args),
-        _ => None,
-    }
+    let (ecosystem, found) = match (runner, args.first().copied()) {
+        ("npx" | "bunx", _) => (Ecosystem::Npm, npm_runner(args, 0)),
+        ("pnpm" | "yarn", Some("dlx")) | ("npm", Some("exec")) => {
+            (Ecosystem::Npm, npm_runner(args, 1))
+        }
+        ("uvx", _) => (Ecosystem::Python, uv_runner(args, 0)),
+        ("uv", Some("tool")) if args.get(1) == Some(&"run") => {
+            (Ecosystem::Python, uv_runner(args, 2))
+        }
+        ("pipx", Some("run")) => (Ecosystem::Python, uv_runner(args, 1)),
+        ("docker" | "podman", _) => (Ecosystem::Container, container(args)),
+        _ => return Vec::new(),
+    };
+    found
+        .into_iter()
+        .map(|arg| PackageArg { arg, ecosystem })
+        .collect()
+}
+
+/// The first package argument that is not pinned to one release, and why.
+pub fn unpinned(command: &str, args: &[&str]) -> Option<Unpinned> {
+    packages(command, args).into_iter().find_map(|p| {
+        let spec = args.get(p.arg)?;
+        let reason = match p.ecosystem {
+            Ecosystem::Npm => npm_problem(spec),
+            Ecosystem::Python => python_problem(spec),
+            Ecosystem::Container => image_problem(spec),
+        }?;
+        Some(Unpinned { arg: p.arg, reason })
+    })
 }
 
 /// The index of the script argument when the command is a shell running a command string.
@@ -95,7 +131,7 @@ fn is_short_flags_with_c(arg: &str) -> bool {
     })
 }
 
-fn npm_runner(args: &[&str], start: usize) -> Option<Unpinned> {
+fn npm_runner(args: &[&str], start: usize) -> Vec<usize> {
     let mut packages = Vec::new();
     let mut positional = None;
     let mut i = start;
@@ -103,10 +139,10 @@ fn npm_runner(args: &[&str], start: usize) -> Option<Unpinned> {
         if *arg == "--" {
             positional = args.get(i + 1).map(|_| i + 1);
             break;
-        } else if let Some(spec) = arg.strip_prefix("--package=") {
-            packages.push((i, spec));
+        } else if arg.starts_with("--package=") {
+            packages.push(i);
         } else if matches!(*arg, "-p" | "--package") {
-            packages.extend(args.get(i + 1).map(|s| (i + 1, *s)));
+            packages.extend(args.get(i + 1).map(|_| i + 1));
             i += 1;
         } else if NPM_VALUE_OPTIONS.contains(arg) {
             i += 1;
@@ -118,14 +154,13 @@ fn npm_runner(args: &[&str], start: usize) -> Option<Unpinned> {
     }
     // With `--package`, the first positional is a binary name, not something to fetch.
     if packages.is_empty() {
-        packages.extend(positional.and_then(|i| args.get(i).map(|s| (i, *s))));
+        packages.extend(positional);
     }
     packages
-        .into_iter()
-        .find_map(|(i, spec)| npm_problem(spec).map(|reason| Unpinned { arg: i, reason }))
 }
 
 fn npm_problem(spec: &str) -> Option<String> {
+    let spec = spec.strip_prefix("--package=").unwrap_or(spec);
     if is_local(spec) {
         return None;
     }
@@ -150,25 +185,25 @@ fn npm_problem(spec: &str) -> Option<String> {
     }
 }
 
-fn uv_runner(args: &[&str], start: usize) -> Option<Unpinned> {
+fn uv_runner(args: &[&str], start: usize) -> Vec<usize> {
     let mut i = start;
     while let Some(arg) = args.get(i) {
-        if let Some(spec) = arg.strip_prefix("--from=") {
-            return python_problem(spec).map(|reason| Unpinned { arg: i, reason });
+        if arg.starts_with("--from=") {
+            return vec![i];
         } else if *arg == "--from" {
-            let spec = args.get(i + 1)?;
-            return python_problem(spec).map(|reason| Unpinned { arg: i + 1, reason });
+            return args.get(i + 1).map(|_| i + 1).into_iter().collect();
         } else if UV_VALUE_OPTIONS.contains(arg) {
             i += 1;
         } else if !arg.starts_with('-') {
-            return python_problem(arg).map(|reason| Unpinned { arg: i, reason });
+            return vec![i];
         }
         i += 1;
     }
-    None
+    Vec::new()
 }
 
 fn python_problem(spec: &str) -> Option<String> {
+    let spec = spec.strip_prefix("--from=").unwrap_or(spec);
     if is_local(spec) || spec.starts_with("git+") {
         return None;
     }
@@ -189,30 +224,28 @@ fn python_problem(spec: &str) -> Option<String> {
     ))
 }
 
-fn container(args: &[&str]) -> Option<Unpinned> {
+fn container(args: &[&str]) -> Vec<usize> {
     let run = match (args.first(), args.get(1)) {
         (Some(&"run"), _) => 1,
         (Some(&"container"), Some(&"run")) => 2,
-        _ => return None,
+        _ => return Vec::new(),
     };
     let mut i = run;
     while let Some(arg) = args.get(i) {
         if DOCKER_VALUE_OPTIONS.contains(arg) {
             i += 1;
         } else if !arg.starts_with('-') {
-            if arg.contains("@sha256:") {
-                return None;
-            }
-            return Some(Unpinned {
-                arg: i,
-                reason: format!(
-                    "image `{arg}` has no digest (`@sha256:…`): a tag can be moved to other content"
-                ),
-            });
+            return vec![i];
         }
         i += 1;
     }
-    None
+    Vec::new()
+}
+
+fn image_problem(image: &str) -> Option<String> {
+    (!image.contains("@sha256:")).then(|| {
+        format!("image `{image}` has no digest (`@sha256:…`): a tag can be moved to other content")
+    })
 }
 
 fn is_local(spec: &str) -> bool {

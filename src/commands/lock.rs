@@ -4,8 +4,11 @@
 use crate::approve::{Approval, approve};
 use crate::approver::approver;
 use crate::cli::{Env, LockArgs};
+use crate::clients::launch;
 use crate::clock;
 use crate::error::Error;
+use crate::fingerprint::Algorithm;
+use crate::input::ConfigInput;
 use crate::lock::{Lock, Status};
 use crate::prompts;
 use crate::render::count;
@@ -59,6 +62,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     if approval.only.is_none() {
         new.prompts = prompts::pin(&env.config.prompts, options.algorithm).map_err(|e| vec![e])?;
     }
+    pin_launch_specs(&mut new, &inputs.configs, approval.only, options.algorithm);
     let up_to_date = old.as_ref().is_some_and(|old| old.render() == new.render());
     if args.check {
         if up_to_date {
@@ -80,6 +84,31 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         eprintln!("{shown} is up to date: {contents}");
     }
     Ok(0)
+}
+
+/// Pins the launch specs of the scanned client configs. A run that scanned no config leaves the
+/// section alone (the configs usually live outside the snapshot directory); `--server` updates
+/// only the servers it names.
+fn pin_launch_specs(
+    lock: &mut Lock,
+    configs: &[ConfigInput],
+    only: Option<&[String]>,
+    algorithm: Algorithm,
+) {
+    if configs.is_empty() {
+        return;
+    }
+    match only {
+        None => lock.launch = launch::pin(configs, algorithm),
+        Some(names) => {
+            for (name, (_, server)) in launch::first_definitions(configs) {
+                if names.iter().any(|n| n == name) {
+                    lock.launch
+                        .insert(name.to_string(), launch::locked(server, algorithm));
+                }
+            }
+        }
+    }
 }
 
 fn set_status(path: &std::path::Path, name: &str, status: Status) -> Result<u8, Error> {
