@@ -115,12 +115,11 @@ pub struct ConfiguredServer {
 }
 
 /// Reads and parses a client config; `kind` comes from [`detect`], else the file is generic.
-pub fn load(path: &Path, kind: ClientKind) -> Result<(ClientConfig, String, Node), Error> {
+pub fn load(path: &Path, kind: ClientKind) -> Result<ClientConfig, Error> {
     let text = crate::input::read_text(path)?;
     let root = parse(&text, kind.dialect(), &Limits::default())
         .map_err(|e| Error::at_offset(path, &text, e.offset, e.message))?;
-    let config = from_node(&root, kind, &Decoder::new(path, &text))?;
-    Ok((config, text, root))
+    from_node(&root, kind, &Decoder::new(path, &text))
 }
 
 pub fn from_node(root: &Node, kind: ClientKind, d: &Decoder<'_>) -> Result<ClientConfig, Error> {

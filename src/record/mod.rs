@@ -123,8 +123,7 @@ fn load_configs(named: &[PathBuf]) -> Result<Vec<(PathBuf, ClientConfig)>, Error
         .into_iter()
         .map(|path| {
             let kind = clients::detect(&path).unwrap_or(clients::ClientKind::Generic);
-            let (config, _, _) = clients::load(&path, kind)?;
-            Ok((path, config))
+            Ok((path.clone(), clients::load(&path, kind)?))
         })
         .collect()
 }
@@ -159,7 +158,7 @@ fn plan<'a>(
                 if named {
                     return Err(Error::in_file(path, message));
                 }
-                progress(&format!("skipped {message}"));
+                progress(&format!("skipped: {message}"));
                 continue;
             }
             if server.disabled && !named {

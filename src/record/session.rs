@@ -78,33 +78,23 @@ pub fn capture(server: &mut ServerProcess, budget: &Budget) -> Result<Captured, 
             .and_then(Node::as_array)
             .ok_or_else(|| format!("page {page} of tools/list has no `tools` array"))?;
         tools.extend(list.iter().cloned());
-        match result.get("nextCursor") {
-            None => {
-                return Ok(Captured {
-                    protocol_version,
-                    server_info,
-                    tools,
-                });
-            }
-            Some(node) if node.is_null() => {
-                return Ok(Captured {
-                    protocol_version,
-                    server_info,
-                    tools,
-                });
-            }
-            Some(node) => {
-                let cursor = node
-                    .as_str()
-                    .ok_or_else(|| format!("page {page}: `nextCursor` is not a string"))?;
-                if cursors.iter().any(|c| c == cursor) {
-                    return Err(format!(
-                        "page {page} of tools/list repeats an earlier cursor: the server would be paged forever"
-                    ));
-                }
-                cursors.push(cursor.to_string());
-            }
+        // A missing or null `nextCursor` ends the list.
+        let Some(next) = result.get("nextCursor").filter(|n| !n.is_null()) else {
+            return Ok(Captured {
+                protocol_version,
+                server_info,
+                tools,
+            });
+        };
+        let cursor = next
+            .as_str()
+            .ok_or_else(|| format!("page {page}: `nextCursor` is not a string"))?;
+        if cursors.iter().any(|c| c == cursor) {
+            return Err(format!(
+                "page {page} of tools/list repeats an earlier cursor: the server would be paged forever"
+            ));
         }
+        cursors.push(cursor.to_string());
     }
     Err(format!(
         "tools/list still had a next page after {} pages (the limit)",
