@@ -30,7 +30,8 @@ pub struct Cli {
 
 #[derive(Args, Debug)]
 pub struct Global {
-    /// Config file (default: mcp-scan.yaml in the working directory, if present)
+    /// Config file (default: mcp-scan.yaml in the working directory, if present); for `record`,
+    /// an MCP client config
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Ignore mcp-scan.yaml even if present
@@ -147,8 +148,9 @@ pub struct RecordArgs {
     /// Directory for the snapshots (`<server>.json`) and server logs (`<server>.log`)
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Seconds each server gets to start and list its tools
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    /// Seconds each server gets to start and list its tools (at most a day)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
     /// The most a server may write to stdout, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]

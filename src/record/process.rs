@@ -160,7 +160,9 @@ fn read_stdout(stdout: impl Read, budget: usize, tx: &std::sync::mpsc::Sender<Ev
     loop {
         let mut line = Vec::new();
         // One byte over the budget tells "exactly at the limit" from "over it".
-        let allowance = budget.saturating_sub(used) as u64 + 1;
+        let allowance = u64::try_from(budget.saturating_sub(used))
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
         let event = match (&mut reader).take(allowance).read_until(b'\n', &mut line) {
             Ok(0) => Event::Closed,
             Ok(n) if used + n > budget => Event::TooLarge,
