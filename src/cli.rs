@@ -30,7 +30,8 @@ pub struct Cli {
 
 #[derive(Args, Debug)]
 pub struct Global {
-    /// Config file (default: mcp-scan.yaml in the working directory, if present)
+    /// Config file (default: mcp-scan.yaml in the working directory, if present); for `record`,
+    /// an MCP client config
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Ignore mcp-scan.yaml even if present
@@ -64,6 +65,8 @@ pub enum Command {
     /// List and explain the rules
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Start the stdio servers of MCP client configs and record their tools as snapshots
+    Record(RecordArgs),
 }
 
 #[derive(Args, Debug)]
@@ -137,6 +140,27 @@ pub struct ShowArgs {
     pub detailed: bool,
 }
 
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// MCP client configs (`.mcp.json`, `.vscode/mcp.json`, …). The global `--config FILE` names
+    /// one too. Default: the well-known config files in the working directory
+    #[arg(value_name = "CONFIG")]
+    pub configs: Vec<PathBuf>,
+    /// Record only this server (repeatable)
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Directory for the snapshots (`<server>.json`) and server logs (`<server>.log`)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Seconds each server gets to start and list its tools (at most a day)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+    /// The most a server may write to stdout, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub max_bytes: usize,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum RulesCommand {
     /// List every rule: id, category, severity, confidence
@@ -191,7 +215,8 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8, Vec<Error>> {
     let catalogue = Catalogue::builtin().map_err(|e| vec![e])?;
-    let config = if cli.global.no_config {
+    // `record` reads no mcp-scan.yaml: its `--config` names an MCP client config.
+    let config = if cli.global.no_config || matches!(cli.command, Command::Record(_)) {
         Config::default()
     } else {
         Config::load(cli.global.config.as_deref(), &catalogue).map_err(|e| vec![e])?
@@ -221,5 +246,6 @@ fn run(cli: Cli) -> Result<u8, Vec<Error>> {
         Command::Diff(args) => commands::diff::run(&env, &args),
         Command::Show(args) => commands::show::run(&env, &args).map_err(|e| vec![e]),
         Command::Rules(command) => commands::rules::run(&env, &command).map_err(|e| vec![e]),
+        Command::Record(args) => commands::record::run(cli.global.config.as_deref(), &args),
     }
 }

@@ -69,6 +69,9 @@ pub struct Config {
     pub paths: Vec<PathBuf>,
     /// The lockfile, when not `mcp.lock` in the working directory.
     pub lock: Option<PathBuf>,
+    /// Prompt files to pin in the lock (paths or globs, relative to the working directory).
+    #[serde(default)]
+    pub prompts: Vec<String>,
     #[serde(default)]
     pub fingerprint: FingerprintConfig,
     #[serde(default)]

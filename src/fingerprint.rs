@@ -124,6 +124,11 @@ fn digest_with(
     format!("{}:{}", algorithm.as_str(), hex(&bytes))
 }
 
+/// The digest of raw bytes (a pinned prompt file), in the same `algorithm:hex` form.
+pub fn bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> String {
+    digest_with(algorithm, |w| w.write_all(bytes))
+}
+
 pub fn node_digest(algorithm: Algorithm, node: &Node) -> String {
     digest_with(algorithm, |w| write_canonical(node, &mut WriteRef(w)))
 }

@@ -10,8 +10,10 @@
 
 pub mod approve;
 pub mod approver;
+pub mod atomic_file;
 pub mod checks;
 pub mod cli;
+pub mod clients;
 pub mod clock;
 pub mod commands;
 pub mod config;
@@ -24,6 +26,8 @@ pub mod json;
 pub mod locate;
 pub mod lock;
 pub mod lock_diff;
+pub mod prompts;
+pub mod record;
 pub mod render;
 pub mod rules;
 pub mod scan;

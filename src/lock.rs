@@ -5,7 +5,6 @@
 //! model alone, so the same approvals always give the same bytes, and it is written atomically.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
 
 use crate::decode::Decoder;
@@ -26,6 +25,18 @@ pub const HISTORY_LEN: usize = 5;
 pub struct Lock {
     pub fingerprint: FingerprintOptions,
     pub servers: BTreeMap<String, LockedServer>,
+    /// Pinned prompt files: path (as configured, forward slashes) → digest of the bytes.
+    pub prompts: BTreeMap<String, String>,
+    /// Pinned launch specs of the servers in the client configs scanned, by server name.
+    pub launch: BTreeMap<String, LockedLaunch>,
+}
+
+/// How a configured server is started or reached, as approved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockedLaunch {
+    pub digest: String,
+    /// For reviewers: program and package, or scheme and host (see `clients::launch`).
+    pub runs: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +87,8 @@ impl Lock {
         Lock {
             fingerprint,
             servers: BTreeMap::new(),
+            prompts: BTreeMap::new(),
+            launch: BTreeMap::new(),
         }
     }
 
@@ -100,6 +113,14 @@ impl Lock {
 
     pub fn definition_pointer(server: &str, tool: &str) -> Pointer {
         Lock::tool_pointer(server, tool).key("definition")
+    }
+
+    pub fn prompt_pointer(path: &str) -> Pointer {
+        Pointer::root().key("prompts").key(path)
+    }
+
+    pub fn launch_pointer(server: &str) -> Pointer {
+        Pointer::root().key("launch").key(server)
     }
 
     /// Reads the lockfile at `path`; `Ok(None)` when there is none yet.
@@ -139,7 +160,14 @@ impl Lock {
         let top = d.object(root, "the lockfile")?;
         d.only_keys(
             top,
-            &[GENERATED_KEY, "version", "fingerprint", "servers"],
+            &[
+                GENERATED_KEY,
+                "version",
+                "fingerprint",
+                "servers",
+                "prompts",
+                "launch",
+            ],
             "the lockfile",
         )?;
         let version_node = d.required(root, top, "version", "the lockfile")?;
@@ -160,9 +188,42 @@ impl Lock {
         for member in d.object(servers_node, "`servers`")?.iter_unique() {
             servers.insert(member.key.clone(), read_server(&member.value, d)?);
         }
+        let mut prompts = BTreeMap::new();
+        if let Some(node) = top.get("prompts") {
+            for member in d.object(node, "`prompts`")?.iter_unique() {
+                let entry = d.object(&member.value, "a pinned prompt")?;
+                d.only_keys(entry, &["digest"], "a pinned prompt")?;
+                let digest = d.required(&member.value, entry, "digest", "a pinned prompt")?;
+                prompts.insert(
+                    member.key.clone(),
+                    d.string(digest, "`digest`")?.to_string(),
+                );
+            }
+        }
+        let mut launch = BTreeMap::new();
+        if let Some(node) = top.get("launch") {
+            for member in d.object(node, "`launch`")?.iter_unique() {
+                let what = "a pinned launch spec";
+                let entry = d.object(&member.value, what)?;
+                d.only_keys(entry, &["digest", "runs"], what)?;
+                let field = |key: &str| -> Result<String, Error> {
+                    let node = d.required(&member.value, entry, key, what)?;
+                    Ok(d.string(node, &format!("`{key}`"))?.to_string())
+                };
+                launch.insert(
+                    member.key.clone(),
+                    LockedLaunch {
+                        digest: field("digest")?,
+                        runs: field("runs")?,
+                    },
+                );
+            }
+        }
         Ok(Lock {
             fingerprint,
             servers,
+            prompts,
+            launch,
         })
     }
 
@@ -186,6 +247,27 @@ impl Lock {
         top.insert("version", Node::u64(FORMAT_VERSION));
         top.insert("fingerprint", Node::object(fp));
         top.insert("servers", Node::object(servers));
+        // Optional sections appear only when they have entries, so locks without them keep
+        // their exact bytes.
+        if !self.prompts.is_empty() {
+            let mut prompts = Object::default();
+            for (path, digest) in &self.prompts {
+                let mut entry = Object::default();
+                entry.insert("digest", Node::string(digest.clone()));
+                prompts.insert(path.clone(), Node::object(entry));
+            }
+            top.insert("prompts", Node::object(prompts));
+        }
+        if !self.launch.is_empty() {
+            let mut launch = Object::default();
+            for (name, spec) in &self.launch {
+                let mut entry = Object::default();
+                entry.insert("digest", Node::string(spec.digest.clone()));
+                entry.insert("runs", Node::string(spec.runs.clone()));
+                launch.insert(name.clone(), Node::object(entry));
+            }
+            top.insert("launch", Node::object(launch));
+        }
         Node::object(top)
     }
 
@@ -199,24 +281,8 @@ impl Lock {
     /// Writes atomically (temporary file in the same directory, then rename), so a reader never
     /// sees half a lock. Returns whether the file changed: identical bytes are left untouched.
     pub fn write(&self, path: &Path) -> Result<bool, Error> {
-        let text = self.render();
-        if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
-            return Ok(false);
-        }
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let fail =
-            |e: std::io::Error| Error::in_file(path, format!("cannot write the lockfile: {e}"));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".mcp.lock.")
-            .tempfile_in(dir)
-            .map_err(fail)?;
-        tmp.write_all(text.as_bytes()).map_err(fail)?;
-        tmp.as_file().sync_all().map_err(fail)?;
-        tmp.persist(path).map_err(|e| fail(e.error))?;
-        Ok(true)
+        crate::atomic_file::write(path, self.render().as_bytes())
+            .map_err(|e| Error::in_file(path, format!("cannot write the lockfile: {e}")))
     }
 }
 

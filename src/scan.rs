@@ -14,6 +14,7 @@ use crate::input::{self, Inputs, LoadOptions, Skipped};
 use crate::json::{Limits, Pointer};
 use crate::locate::locate;
 use crate::lock::Lock;
+use crate::prompts;
 use crate::rules::Catalogue;
 use crate::source::{SourceFile, Sources};
 use crate::state::server_states;
@@ -96,7 +97,10 @@ pub fn load_inputs(
             accept_lockfiles,
         },
     )?;
-    if inputs.tool_count() == 0 {
+    // For `check` (the command that accepts every kind of input) a client config alone is
+    // something to check; `lock` and `diff` need tools.
+    let configs_checked = accept_lockfiles && !inputs.configs.is_empty();
+    if inputs.tool_count() == 0 && !configs_checked {
         let shown: Vec<String> = paths
             .iter()
             .map(|p| crate::source::display_path(p))
@@ -127,6 +131,12 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         Some(l) => l.lock.fingerprint.clone(),
         None => options.config.fingerprint_options(),
     };
+    inputs.prompts = prompts::load(
+        &options.config.prompts,
+        fingerprint.algorithm,
+        &mut inputs.sources,
+    )
+    .map_err(|e| vec![e])?;
     let states = server_states(&inputs, &fingerprint);
     let cx = Context {
         inputs: &inputs,

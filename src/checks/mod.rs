@@ -4,9 +4,13 @@
 //! stamps the rule's metadata, applies the config (severity overrides, disabled rules, ignores)
 //! and resolves line/column spans. A check cannot report under a rule id it did not declare.
 
+mod config_conflict;
+mod config_hazards;
 mod drift;
 mod duplicate_tool;
+mod launch_drift;
 mod lock_integrity;
+mod prompt_drift;
 
 use crate::config::Posture;
 use crate::finding::{Change, Location, Severity};
@@ -43,6 +47,10 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
         Box::new(drift::Drift),
         Box::new(duplicate_tool::DuplicateToolName),
         Box::new(lock_integrity::LockIntegrity),
+        Box::new(config_hazards::ConfigHazards),
+        Box::new(config_conflict::ConfigConflict),
+        Box::new(prompt_drift::PromptDrift),
+        Box::new(launch_drift::LaunchDrift),
     ]
 }
 

@@ -4,9 +4,13 @@
 use crate::approve::{Approval, approve};
 use crate::approver::approver;
 use crate::cli::{Env, LockArgs};
+use crate::clients::launch;
 use crate::clock;
 use crate::error::Error;
+use crate::fingerprint::Algorithm;
+use crate::input::ConfigInput;
 use crate::lock::{Lock, Status, WriteGuard};
+use crate::prompts;
 use crate::render::count;
 use crate::scan::{load_inputs, load_lock};
 use crate::source::display_path;
@@ -47,7 +51,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         now: &now,
         only: (!args.server.is_empty()).then_some(args.server.as_slice()),
     };
-    let new = approve(
+    let mut new = approve(
         old.as_ref(),
         &states,
         old_states.as_deref().unwrap_or(&states),
@@ -55,6 +59,11 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         &approval,
     )
     .map_err(|e| vec![e])?;
+    // Approving some servers (`--server`) leaves the pinned prompts as they were.
+    if approval.only.is_none() {
+        new.prompts = prompts::pin(&env.config.prompts, options.algorithm).map_err(|e| vec![e])?;
+    }
+    pin_launch_specs(&mut new, &inputs.configs, approval.only, options.algorithm);
     let up_to_date = old.as_ref().is_some_and(|old| old.render() == new.render());
     if args.check {
         if up_to_date {
@@ -76,6 +85,31 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         eprintln!("{shown} is up to date: {contents}");
     }
     Ok(0)
+}
+
+/// Pins the launch specs of the scanned client configs. A run that scanned no config leaves the
+/// section alone (the configs usually live outside the snapshot directory); `--server` updates
+/// only the servers it names.
+fn pin_launch_specs(
+    lock: &mut Lock,
+    configs: &[ConfigInput],
+    only: Option<&[String]>,
+    algorithm: Algorithm,
+) {
+    if configs.is_empty() {
+        return;
+    }
+    match only {
+        None => lock.launch = launch::pin(configs, algorithm),
+        Some(names) => {
+            for (name, (_, server)) in launch::first_definitions(configs) {
+                if names.iter().any(|n| n == name) {
+                    lock.launch
+                        .insert(name.to_string(), launch::locked(server, algorithm));
+                }
+            }
+        }
+    }
 }
 
 fn set_status(path: &std::path::Path, name: &str, status: Status) -> Result<u8, Error> {

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod diff;
 pub mod lock;
+pub mod record;
 pub mod rules;
 pub mod show;
 

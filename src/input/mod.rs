@@ -1,5 +1,7 @@
 //! Loading what a run scans: walk the paths, read and parse every file once (in parallel), and
-//! turn snapshots (and lockfiles given as inputs) into servers with their tools.
+//! turn snapshots (and lockfiles given as inputs) into servers with their tools. MCP client
+//! configs met on the way (by their well-known names, or an `mcpServers` key) are kept too, for
+//! the config checks.
 
 mod discover;
 pub mod snapshot;
@@ -9,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::clients::{self, ClientConfig, ClientKind};
 use crate::decode::Decoder;
 use crate::error::Error;
 use crate::json::{Dialect, Limits, Object, Pointer, parse};
@@ -50,10 +53,20 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// An MCP client config that was read, and the source its pointers resolve in.
+#[derive(Debug)]
+pub struct ConfigInput {
+    pub source: SourceId,
+    pub config: ClientConfig,
+}
+
 pub struct Inputs {
     pub sources: Sources,
     pub servers: Vec<Server>,
     pub skipped: Vec<Skipped>,
+    pub configs: Vec<ConfigInput>,
+    /// Prompt files named by the config's `prompts`; filled in by `check`.
+    pub prompts: Vec<crate::prompts::PromptFile>,
 }
 
 impl Inputs {
@@ -84,6 +97,7 @@ pub struct LoadOptions<'a> {
 enum Loaded {
     Snapshot(snapshot::SnapshotShape),
     Lockfile(Lock),
+    ClientConfig(ClientConfig),
     Skipped(String),
 }
 
@@ -99,6 +113,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
         sources: Sources::default(),
         servers: Vec::new(),
         skipped: Vec::new(),
+        configs: Vec::new(),
+        prompts: Vec::new(),
     };
     // Which file first claimed each server name, to name both files on a clash.
     let mut claimed: BTreeMap<String, PathBuf> = BTreeMap::new();
@@ -114,6 +130,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
         let servers = match loaded {
             Loaded::Skipped(reason) => {
                 inputs.skipped.push(Skipped { path, reason });
+                continue;
+            }
+            Loaded::ClientConfig(config) => {
+                let source = inputs.sources.add(file);
+                inputs.configs.push(ConfigInput { source, config });
                 continue;
             }
             Loaded::Snapshot(shape) => {
@@ -190,10 +211,15 @@ fn load_file(
 ) -> Result<(SourceFile, Loaded), Error> {
     let path = &candidate.path;
     let text = read_text(path)?;
-    let root = parse(&text, Dialect::Json, &options.limits)
+    let client = clients::detect(path);
+    let dialect = client.map_or(Dialect::Json, ClientKind::dialect);
+    let root = parse(&text, dialect, &options.limits)
         .map_err(|e| Error::at_offset(path, &text, e.offset, e.message))?;
     let decoder = Decoder::new(path, &text);
-    let loaded = if Lock::is_lockfile(&root) {
+    let client = client.or_else(|| root.get("mcpServers").map(|_| ClientKind::Generic));
+    let loaded = if let Some(kind) = client {
+        Loaded::ClientConfig(clients::from_node(&root, kind, &decoder)?)
+    } else if Lock::is_lockfile(&root) {
         if !options.accept_lockfiles {
             return Err(Error::in_file(
                 path,

@@ -13,6 +13,11 @@ pub struct Output {
 
 /// Runs `mcp-scan ARGS` in `dir` with a clock, approver and colour setting that never vary.
 pub fn run(dir: &Path, args: &[String]) -> Output {
+    run_with_env(dir, args, &[])
+}
+
+/// [`run`], with some of the pinned environment overridden.
+pub fn run_with_env(dir: &Path, args: &[String], overrides: &[(&str, &str)]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
         .args(args)
         .current_dir(dir)
@@ -22,6 +27,7 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
         .env("GIT_AUTHOR_EMAIL", "reviewer@example.com")
         .env("NO_COLOR", "1")
         .env("HOME", dir)
+        .envs(overrides.iter().copied())
         .output()
         .expect("the mcp-scan binary runs");
     let code = output

@@ -8,5 +8,6 @@ mod action;
 mod cases;
 mod common;
 mod diff_base;
+mod record;
 mod safe_write;
 mod sarif_schema;
