@@ -208,6 +208,24 @@ mod tests {
         insta::assert_snapshot!(table);
     }
 
+    /// gitleaks' `config/invalid`: every file under testdata/rules-invalid/ is rejected, and
+    /// the message says why.
+    #[test]
+    fn rejects_invalid_rule_files() {
+        insta::glob!("../../testdata", "rules-invalid/*/*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let parts: Vec<&str> = path
+                .iter()
+                .rev()
+                .take(2)
+                .filter_map(|p| p.to_str())
+                .collect();
+            let shown = format!("rules-invalid/{}/{}", parts[1], parts[0]);
+            let err = parse_rule(&shown, &text).unwrap_err().to_string();
+            insta::assert_snapshot!(err);
+        });
+    }
+
     #[test]
     fn rejects_malformed_rule_files() {
         let cases = [
