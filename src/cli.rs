@@ -43,6 +43,9 @@ pub struct Global {
     /// Say more: list skipped files
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// Also load the pattern rules under DIR (`<category>/<id>.yaml`; repeatable)
+    #[arg(long = "rules", global = true, value_name = "DIR")]
+    pub rules_dirs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -170,6 +173,11 @@ pub enum RulesCommand {
         /// The rule id
         id: String,
     },
+    /// Validate a rule pack and run every rule's examples; exit 1 on any failure
+    Test {
+        /// The pack: `<category>/<id>.yaml` files
+        dir: PathBuf,
+    },
 }
 
 /// What every command needs: the rule catalogue, the config and how to paint.
@@ -214,13 +222,18 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<u8, Vec<Error>> {
-    let catalogue = Catalogue::builtin().map_err(|e| vec![e])?;
     // `record` reads no mcp-scan.yaml: its `--config` names an MCP client config.
     let config = if cli.global.no_config || matches!(cli.command, Command::Record(_)) {
         Config::default()
     } else {
-        Config::load(cli.global.config.as_deref(), &catalogue).map_err(|e| vec![e])?
+        Config::read(cli.global.config.as_deref()).map_err(|e| vec![e])?
     };
+    let mut rules_dirs = cli.global.rules_dirs.clone();
+    rules_dirs.extend(config.rules_dirs.iter().cloned());
+    let catalogue = Catalogue::with_user_rules(&rules_dirs).map_err(|e| vec![e])?;
+    if let Some(path) = &config.path {
+        config.validate(path, &catalogue).map_err(|e| vec![e])?;
+    }
     let writes_to_terminal = match &cli.command {
         Command::Check(args) => args.output.is_none(),
         _ => true,

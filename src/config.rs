@@ -78,6 +78,11 @@ pub struct Config {
     pub rules: BTreeMap<String, RuleConfig>,
     #[serde(default)]
     pub ignore: Vec<Ignore>,
+    /// Extra pattern-rule packs (`<dir>/<category>/<id>.yaml`), like `--rules DIR`.
+    #[serde(default)]
+    pub rules_dirs: Vec<PathBuf>,
+    #[serde(default)]
+    pub shadowing: ShadowingConfig,
     /// Where the config was read from, for locating `unused-ignore` findings.
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -98,6 +103,38 @@ pub struct FingerprintConfig {
 pub struct RuleConfig {
     pub enabled: Option<bool>,
     pub severity: Option<Severity>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShadowingConfig {
+    /// Tool-name collisions a reviewer approved: they are not reported.
+    #[serde(default)]
+    pub allow: Vec<AllowedCollision>,
+}
+
+/// One approved collision: `tool` (the name as any of the servers spells it) on these servers
+/// (all of them when empty).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedCollision {
+    pub tool: String,
+    #[serde(default)]
+    pub servers: Vec<String>,
+    /// Required, as for ignores: why the collision is fine.
+    pub reason: String,
+}
+
+impl ShadowingConfig {
+    /// Whether a collision between these (server, tool) pairs was approved.
+    pub fn allows(&self, parties: &[(&str, &str)]) -> bool {
+        self.allow.iter().any(|a| {
+            parties.iter().any(|(_, tool)| *tool == a.tool)
+                && parties.iter().all(|(server, _)| {
+                    a.servers.is_empty() || a.servers.iter().any(|s| s == server)
+                })
+        })
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -122,6 +159,16 @@ impl Config {
     /// `--config FILE` if given (must exist), else `mcp-scan.yaml` in the working directory if
     /// present, else defaults.
     pub fn load(explicit: Option<&Path>, catalogue: &Catalogue) -> Result<Config, Error> {
+        let config = Config::read(explicit)?;
+        if let Some(path) = &config.path {
+            config.validate(path, catalogue)?;
+        }
+        Ok(config)
+    }
+
+    /// Like [`Config::load`] without checking rule ids: the config may name rule packs
+    /// (`rules_dirs`) that must be loaded before its rule ids can be checked.
+    pub fn read(explicit: Option<&Path>) -> Result<Config, Error> {
         let path = match explicit {
             Some(path) => Some(path.to_path_buf()),
             None => DEFAULT_FILES
@@ -135,7 +182,6 @@ impl Config {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| Error::in_file(&path, format!("cannot read the config: {e}")))?;
         let mut config = Config::parse(&text, &path)?;
-        config.validate(&path, catalogue)?;
         config.path = Some(path);
         Ok(config)
     }
@@ -162,7 +208,7 @@ impl Config {
         })
     }
 
-    fn validate(&self, path: &Path, catalogue: &Catalogue) -> Result<(), Error> {
+    pub fn validate(&self, path: &Path, catalogue: &Catalogue) -> Result<(), Error> {
         let unknown_rule = |id: &str| {
             Error::in_file(path, format!("unknown rule `{id}`"))
                 .with_help("`mcp-scan rules list` shows every rule id")
@@ -185,6 +231,20 @@ impl Config {
                     ),
                 ));
             }
+        }
+        if let Some(allow) = self
+            .shadowing
+            .allow
+            .iter()
+            .find(|a| a.reason.trim().is_empty())
+        {
+            return Err(Error::in_file(
+                path,
+                format!(
+                    "the shadowing allow entry for `{}` needs a non-empty `reason`",
+                    allow.tool
+                ),
+            ));
         }
         if let Some(field) = self
             .fingerprint

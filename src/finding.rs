@@ -103,6 +103,9 @@ pub enum Target {
     Value,
     /// The key of the member the pointer ends at (a property name, a duplicated key).
     Key,
+    /// The key of the n-th (0-based) member with that name, for the earlier occurrences of a
+    /// duplicated key (a pointer alone always resolves to the last).
+    KeyOccurrence(usize),
 }
 
 /// A symbolic location: a file and a JSON pointer. Line and column come later, from `locate`.

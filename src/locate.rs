@@ -4,7 +4,7 @@
 use crate::finding::{Location, Span, Target};
 use crate::json::Span as ByteSpan;
 use crate::json::escape_map::raw_span;
-use crate::json::pointer::resolve_key_span;
+use crate::json::pointer::{resolve_key_span, resolve_nth_key_span};
 use crate::source::{SourceFile, Sources};
 
 /// Fills `location.span`; leaves it `None` when the file is not JSON or the pointer does not
@@ -18,6 +18,7 @@ fn resolve(sources: &Sources, location: &Location) -> Option<Span> {
     let root = source.root.as_ref()?;
     let bytes = match location.target {
         Target::Key => resolve_key_span(root, &location.pointer)?,
+        Target::KeyOccurrence(n) => resolve_nth_key_span(root, &location.pointer, n)?,
         Target::Value => {
             let node = root.pointer(&location.pointer)?;
             match &location.sub {

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::checks::{self, Context, Draft, LockInUse};
@@ -144,16 +143,10 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         lock: lock.as_ref(),
         options: &fingerprint,
         posture: options.posture,
+        catalogue,
+        config: &options.config,
     };
-    let drafts: Vec<Draft> = checks::builtin()
-        .par_iter()
-        .flat_map_iter(|check| {
-            let mut out = Vec::new();
-            check.run(&cx, &mut out);
-            debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule)));
-            out
-        })
-        .collect();
+    let drafts = checks::run_all(&cx);
     let summary = Summary {
         files: input_files,
         servers: inputs.servers.len(),
@@ -249,17 +242,17 @@ fn finalize(
     catalogue: &Catalogue,
     ignore_used: &mut [bool],
 ) -> Option<Finding> {
-    if !config.rule_enabled(draft.rule) {
+    if !config.rule_enabled(&draft.rule) {
         return None;
     }
-    let rule = catalogue.get(draft.rule)?;
+    let rule = catalogue.get(&draft.rule)?;
     let severity = config
-        .rule_severity(draft.rule)
+        .rule_severity(&draft.rule)
         .or(draft.severity)
         .unwrap_or(rule.severity);
     let mut suppressed = None;
     for (i, ignore) in config.ignore.iter().enumerate() {
-        if ignore.matches(draft.rule, draft.server.as_deref(), draft.tool.as_deref()) {
+        if ignore.matches(&draft.rule, draft.server.as_deref(), draft.tool.as_deref()) {
             if let Some(used) = ignore_used.get_mut(i) {
                 *used = true;
             }
@@ -294,7 +287,7 @@ fn fingerprint(draft: &Draft, tool_pointer: Option<&Pointer>) -> String {
     let mut hasher = Sha256::new();
     for part in [
         "v1",
-        draft.rule,
+        &draft.rule,
         draft.server.as_deref().unwrap_or(""),
         draft.tool.as_deref().unwrap_or(""),
         relative,

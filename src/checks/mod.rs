@@ -4,19 +4,31 @@
 //! stamps the rule's metadata, applies the config (severity overrides, disabled rules, ignores)
 //! and resolves line/column spans. A check cannot report under a rule id it did not declare.
 
+mod annotations;
 mod config_conflict;
 mod config_hazards;
 mod drift;
+mod duplicate_key;
 mod duplicate_tool;
+mod hidden;
 mod launch_drift;
 mod lock_integrity;
+mod pattern;
 mod prompt_drift;
+mod shadowing;
+mod targets;
+mod tool_name;
 
-use crate::config::Posture;
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
+use crate::config::{Config, Posture};
 use crate::finding::{Change, Location, Severity};
 use crate::fingerprint::FingerprintOptions;
 use crate::input::Inputs;
 use crate::lock::Lock;
+use crate::rules::Catalogue;
 use crate::source::SourceId;
 use crate::state::ServerState;
 
@@ -33,6 +45,9 @@ pub struct Context<'a> {
     /// The options the states were fingerprinted with (the lock's own, when there is a lock).
     pub options: &'a FingerprintOptions,
     pub posture: Posture,
+    /// The rules in force, including the user's pattern rules.
+    pub catalogue: &'a Catalogue,
+    pub config: &'a Config,
 }
 
 pub trait Check: Sync {
@@ -51,13 +66,35 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
         Box::new(config_conflict::ConfigConflict),
         Box::new(prompt_drift::PromptDrift),
         Box::new(launch_drift::LaunchDrift),
+        Box::new(duplicate_key::DuplicateJsonKey),
+        Box::new(tool_name::InvalidToolName),
+        Box::new(annotations::ContradictoryAnnotations),
+        Box::new(hidden::HiddenCharacters),
+        Box::new(hidden::DisguisedText),
+        Box::new(shadowing::Shadowing),
     ]
+}
+
+/// Runs every builtin check and the pattern rules, in parallel.
+pub fn run_all(cx: &Context<'_>) -> Vec<Draft> {
+    let mut drafts: Vec<Draft> = builtin()
+        .par_iter()
+        .flat_map_iter(|check| {
+            let mut out = Vec::new();
+            check.run(cx, &mut out);
+            debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule.as_ref())));
+            out
+        })
+        .collect();
+    drafts.extend(pattern::run(cx));
+    drafts
 }
 
 /// A finding before the engine has stamped it with rule metadata and config.
 #[derive(Clone, Debug)]
 pub struct Draft {
-    pub rule: &'static str,
+    /// A builtin check's own id, or a (possibly user-defined) pattern rule's.
+    pub rule: Cow<'static, str>,
     pub location: Location,
     pub message: String,
     /// Overrides the rule's default severity for this finding (e.g. the strict posture).
@@ -70,9 +107,13 @@ pub struct Draft {
 }
 
 impl Draft {
-    pub fn new(rule: &'static str, location: Location, message: impl Into<String>) -> Draft {
+    pub fn new(
+        rule: impl Into<Cow<'static, str>>,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Draft {
         Draft {
-            rule,
+            rule: rule.into(),
             location,
             message: message.into(),
             severity: None,

@@ -1,9 +1,10 @@
-//! `mcp-scan rules list | explain ID`.
+//! `mcp-scan rules list | explain ID | test DIR`.
 
 use std::fmt::Write;
 
 use crate::cli::{Env, RulesCommand};
 use crate::error::Error;
+use crate::rules::{Catalogue, example_failures, load_dir};
 
 pub fn run(env: &Env, command: &RulesCommand) -> Result<u8, Error> {
     let mut out = String::new();
@@ -36,6 +37,32 @@ pub fn run(env: &Env, command: &RulesCommand) -> Result<u8, Error> {
             );
             out.push_str(rule.help.trim_end());
             out.push('\n');
+        }
+        RulesCommand::Test { dir } => {
+            let rules = load_dir(dir)?;
+            // The pack must also load next to the builtin rules (no id clashes).
+            Catalogue::with_user_rules(std::slice::from_ref(dir))?;
+            let failures: Vec<String> = rules.iter().flat_map(example_failures).collect();
+            let examples: usize = rules
+                .iter()
+                .filter_map(|r| r.examples.as_ref())
+                .map(|e| e.must_match.len() + e.no_match.len())
+                .sum();
+            for failure in &failures {
+                let _ = writeln!(out, "FAIL {failure}");
+            }
+            let _ = writeln!(
+                out,
+                "{} rules, {examples} examples: {}",
+                rules.len(),
+                if failures.is_empty() {
+                    "all pass".to_string()
+                } else {
+                    format!("{} failed", failures.len())
+                }
+            );
+            super::emit(&out, None)?;
+            return Ok(u8::from(!failures.is_empty()));
         }
     }
     super::emit(&out, None)?;

@@ -149,6 +149,20 @@ pub fn resolve_key_span(root: &Node, p: &Pointer) -> Option<Span> {
     parent.as_object()?.get_member(&key).map(|m| m.key_span)
 }
 
+/// The span of the n-th (0-based) key named like the last token of `p`, in source order: how
+/// an earlier occurrence of a duplicated key is pointed at.
+pub fn resolve_nth_key_span(root: &Node, p: &Pointer, n: usize) -> Option<Span> {
+    let parent = resolve(root, &p.parent()?)?;
+    let key = p.last_token()?;
+    parent
+        .as_object()?
+        .members
+        .iter()
+        .filter(|m| m.key == key)
+        .nth(n)
+        .map(|m| m.key_span)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,14 +2,19 @@
 //! lives in a YAML file under `rules/<category>/<id>.yaml`, embedded at build time.
 //!
 //! `kind: builtin` rules are implemented by a check in `crate::checks`; a test keeps the two in
-//! sync both ways.
+//! sync both ways. `kind: pattern` rules are pure data (regexes over the strings a model reads,
+//! see [`pattern`]), run by one engine; users add their own with `--rules DIR`.
+
+pub mod pattern;
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use serde::Deserialize;
 
 use crate::error::Error;
 use crate::finding::{Category, Confidence, Severity};
+pub use pattern::{Examples, PatternSet, TargetKind, example_failures};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
@@ -19,6 +24,7 @@ mod embedded {
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Builtin,
+    Pattern,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -33,19 +39,38 @@ pub struct Rule {
     pub name: String,
     /// Markdown: what it does, why it matters, how to fix it.
     pub help: String,
+    /// Pattern rules: the finding's message (the matched text is appended).
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Pattern rules: which strings of a tool the patterns run over.
+    #[serde(default)]
+    pub targets: Vec<TargetKind>,
+    /// Pattern rules: regexes, matched case-insensitively; any one matching is a finding.
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    /// Pattern rules: strings that must match and strings that must not (`rules test`).
+    #[serde(default)]
+    pub examples: Option<Examples>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Catalogue {
     rules: Vec<Rule>,
+    /// Every pattern rule compiled once, indexed by target kind.
+    patterns: PatternSet,
 }
 
 impl Catalogue {
     /// The rules shipped in the binary, sorted by id.
     pub fn builtin() -> Result<Catalogue, Error> {
-        let mut rules = Vec::new();
-        for (path, text) in embedded::BUILTIN_RULES {
-            rules.push(parse_rule(path, text)?);
+        Catalogue::from_rules(builtin_rules()?)
+    }
+
+    /// The builtin rules plus every user rule pack in `dirs` (`--rules`, config `rules_dirs`).
+    pub fn with_user_rules(dirs: &[impl AsRef<Path>]) -> Result<Catalogue, Error> {
+        let mut rules = builtin_rules()?;
+        for dir in dirs {
+            rules.extend(load_dir(dir.as_ref())?);
         }
         Catalogue::from_rules(rules)
     }
@@ -61,7 +86,12 @@ impl Catalogue {
                 )));
             }
         }
-        Ok(Catalogue { rules })
+        let patterns = PatternSet::new(&rules)?;
+        Ok(Catalogue { rules, patterns })
+    }
+
+    pub fn patterns(&self) -> &PatternSet {
+        &self.patterns
     }
 
     pub fn get(&self, id: &str) -> Option<&Rule> {
@@ -76,10 +106,53 @@ impl Catalogue {
     }
 }
 
-/// Parses one rule file; `path` is relative to the rules directory (`<category>/<id>.yaml`).
-fn parse_rule(path: &str, text: &str) -> Result<Rule, Error> {
-    let rule: Rule =
-        yaml_serde::from_str(text).map_err(|e| Error::new(format!("rules/{path}: {e}")))?;
+fn builtin_rules() -> Result<Vec<Rule>, Error> {
+    embedded::BUILTIN_RULES
+        .iter()
+        .map(|(path, text)| parse_fields(&format!("rules/{path}"), text))
+        .collect()
+}
+
+/// Every `<category>/<id>.yaml` under a user's rule directory, in sorted order.
+pub fn load_dir(dir: &Path) -> Result<Vec<Rule>, Error> {
+    let mut files: Vec<_> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "yaml"))
+        .map(|e| e.into_path())
+        .collect();
+    if files.is_empty() && !dir.is_dir() {
+        return Err(Error::in_file(dir, "the rules directory does not exist"));
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| Error::in_file(file, format!("cannot read the rule: {e}")))?;
+            // Name the file as `<dir>/<category>/<id>.yaml` so the folder check below applies.
+            let relative = file.strip_prefix(dir).unwrap_or(file);
+            let shown = format!(
+                "{}/{}",
+                crate::source::display_path(dir).trim_end_matches('/'),
+                crate::source::display_path(relative)
+            );
+            parse_rule(&shown, &text)
+        })
+        .collect()
+}
+
+/// Parses and validates one user rule file; `path` ends in `<category>/<id>.yaml`.
+pub fn parse_rule(path: &str, text: &str) -> Result<Rule, Error> {
+    let rule = parse_fields(path, text)?;
+    pattern::check_compiles(&rule).map_err(|e| Error::new(format!("{path}: {e}")))?;
+    Ok(rule)
+}
+
+/// Parses one rule file and validates everything but the regexes.
+fn parse_fields(path: &str, text: &str) -> Result<Rule, Error> {
+    let rule: Rule = yaml_serde::from_str(text).map_err(|e| Error::new(format!("{path}: {e}")))?;
     let stem = path
         .rsplit('/')
         .next()
@@ -87,18 +160,19 @@ fn parse_rule(path: &str, text: &str) -> Result<Rule, Error> {
         .unwrap_or(path);
     if rule.id != stem {
         return Err(Error::new(format!(
-            "rules/{path}: the rule id `{}` must equal the file name `{stem}`",
+            "{path}: the rule id `{}` must equal the file name `{stem}`",
             rule.id
         )));
     }
-    let folder = path.split('/').next().unwrap_or_default();
+    let folder = path.rsplit('/').nth(1).unwrap_or_default();
     if folder != rule.category.as_str() {
         return Err(Error::new(format!(
-            "rules/{path}: a `{}` rule belongs in rules/{}/",
+            "{path}: a `{}` rule belongs in a `{}/` folder",
             rule.category.as_str(),
             rule.category.as_str()
         )));
     }
+    pattern::validate(&rule).map_err(|e| Error::new(format!("{path}: {e}")))?;
     Ok(rule)
 }
 
@@ -120,16 +194,43 @@ mod tests {
             .iter()
             .map(|r| {
                 format!(
-                    "{:<24} {:<14} {:<9} {:<8} {}\n",
+                    "{:<28} {:<8} {:<14} {:<9} {:<7} {:<44} {}\n",
                     r.id,
+                    match r.kind {
+                        Kind::Builtin => "builtin",
+                        Kind::Pattern => "pattern",
+                    },
                     r.category.as_str(),
                     r.severity.as_str(),
                     r.confidence.as_str(),
+                    r.targets
+                        .iter()
+                        .map(|t| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
                     r.name
                 )
             })
             .collect();
         insta::assert_snapshot!(table);
+    }
+
+    /// gitleaks' `config/invalid`: every file under testdata/rules-invalid/ is rejected, and
+    /// the message says why.
+    #[test]
+    fn rejects_invalid_rule_files() {
+        insta::glob!("../../testdata", "rules-invalid/*/*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let parts: Vec<&str> = path
+                .iter()
+                .rev()
+                .take(2)
+                .filter_map(|p| p.to_str())
+                .collect();
+            let shown = format!("rules-invalid/{}/{}", parts[1], parts[0]);
+            let err = parse_rule(&shown, &text).unwrap_err().to_string();
+            insta::assert_snapshot!(err);
+        });
     }
 
     #[test]
@@ -153,11 +254,13 @@ mod tests {
             (
                 "integrity/x.yaml",
                 "id: x\nkind: builtin\ncategory: drift\nseverity: high\nconfidence: high\nname: n\nhelp: h\n",
-                "belongs in rules/drift/",
+                "belongs in a `drift/` folder",
             ),
         ];
         for (path, text, want) in cases {
-            let err = parse_rule(path, text).unwrap_err().to_string();
+            let err = parse_rule(&format!("rules/{path}"), text)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(want), "{err} should contain {want}");
         }
     }

@@ -1,0 +1,312 @@
+//! Shadowing: tools of different servers that an agent can mistake for each other, and
+//! descriptions that give orders about another server's tools.
+//!
+//! Every comparison goes through a hash index (exact name, look-alike skeleton, client-renamed
+//! name), so a workspace of 100k tools costs a linear pass, never a pairwise one.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use regex::Regex;
+
+use super::{Check, Context, Draft};
+use crate::finding::{Location, Severity};
+use crate::source::SourceId;
+use crate::state::{ServerState, ToolState};
+
+pub struct Shadowing;
+
+/// Clients that prefix and truncate tool names cut at 64 characters (the OpenAI function-name
+/// limit), so names that agree on their first 64 characters collide there.
+const CLIENT_NAME_LIMIT: usize = 64;
+
+/// Words that make a sentence an order to the agent rather than a mention.
+const INSTRUCTION_CUES: &str = r"(?i)\b(must|always|never|instead|before|after|should|do not|don't|redirect|override|replace|ignore|use|call|send|deprecated|disabled)\b";
+
+struct Entry<'a> {
+    server: &'a str,
+    source: SourceId,
+    state: &'a ToolState<'a>,
+}
+
+impl Entry<'_> {
+    fn location(&self) -> Location {
+        Location::new(self.source, self.state.tool.pointer.key("name"))
+    }
+}
+
+impl Check for Shadowing {
+    fn rules(&self) -> &'static [&'static str] {
+        &[
+            "tool-name-collision",
+            "tool-name-lookalike",
+            "tool-name-renamed-collision",
+            "cross-server-reference",
+        ]
+    }
+
+    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
+        if cx.states.len() < 2 {
+            return;
+        }
+        let mut exact: BTreeMap<&str, Vec<Entry<'_>>> = BTreeMap::new();
+        for state in cx.states {
+            for (name, tool) in &state.tools {
+                exact.entry(name).or_default().push(Entry {
+                    server: &state.server.name,
+                    source: state.server.source,
+                    state: tool,
+                });
+            }
+        }
+        let allowed = |entries: &[&Entry<'_>]| {
+            let parties: Vec<(&str, &str)> = entries
+                .iter()
+                .map(|e| (e.server, e.state.tool.name.as_str()))
+                .collect();
+            cx.config.shadowing.allows(&parties)
+        };
+        for (name, entries) in &exact {
+            let all: Vec<&Entry<'_>> = entries.iter().collect();
+            if entries.len() < 2 || allowed(&all) {
+                continue;
+            }
+            let identical = entries
+                .iter()
+                .all(|e| e.state.digest.digest == entries[0].state.digest.digest);
+            let servers: Vec<&str> = entries.iter().map(|e| e.server).collect();
+            let message = if identical {
+                format!(
+                    "tool `{name}` is exposed by {} with identical definitions; the agent cannot tell which server it calls",
+                    list(&servers)
+                )
+            } else {
+                format!(
+                    "tool `{name}` is exposed by {} with different definitions; one can shadow the other",
+                    list(&servers)
+                )
+            };
+            let severity = if identical {
+                Severity::Low
+            } else {
+                Severity::Critical
+            };
+            if let Some(draft) = draft("tool-name-collision", &all, message) {
+                out.push(draft.severity(severity));
+            }
+        }
+        for (rule, key, what) in [
+            (
+                "tool-name-lookalike",
+                skeleton as fn(&str) -> String,
+                "look alike (case, separators or confusable characters)",
+            ),
+            (
+                "tool-name-renamed-collision",
+                truncated,
+                "become the same name when a client truncates tool names to 64 characters",
+            ),
+        ] {
+            let mut groups: BTreeMap<String, Vec<&Entry<'_>>> = BTreeMap::new();
+            for entries in exact.values() {
+                for entry in entries {
+                    groups
+                        .entry(key(&entry.state.tool.name))
+                        .or_default()
+                        .push(entry);
+                }
+            }
+            for entries in groups.values() {
+                let names: HashSet<&str> =
+                    entries.iter().map(|e| e.state.tool.name.as_str()).collect();
+                let servers: HashSet<&str> = entries.iter().map(|e| e.server).collect();
+                if names.len() < 2 || servers.len() < 2 || allowed(entries) {
+                    continue;
+                }
+                let shown: Vec<String> = entries
+                    .iter()
+                    .map(|e| format!("`{}` ({})", e.state.tool.name, e.server))
+                    .collect();
+                let message = format!("tool names {} {what}", shown.join(", "));
+                out.extend(draft(rule, entries, message));
+            }
+        }
+        cross_references(cx, &exact, out);
+    }
+}
+
+/// A finding on the last entry (in server order), with the others as related locations.
+fn draft(rule: &'static str, entries: &[&Entry<'_>], message: String) -> Option<Draft> {
+    let (last, others) = entries.split_last()?;
+    let mut draft = Draft::new(rule, last.location(), message)
+        .server(last.server)
+        .tool(&last.state.tool.name)
+        .field("name");
+    for other in others {
+        draft = draft.related(other.location());
+    }
+    Some(draft)
+}
+
+fn list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("servers {} and {last}", rest.join(", ")),
+        _ => quoted.join(""),
+    }
+}
+
+/// A description sentence that names another server's tool (or another server) and gives an
+/// order: "instead of `send_email`, always use …".
+fn cross_references(
+    cx: &Context<'_>,
+    exact: &BTreeMap<&str, Vec<Entry<'_>>>,
+    out: &mut Vec<Draft>,
+) {
+    let Ok(cue) = Regex::new(INSTRUCTION_CUES) else {
+        return;
+    };
+    let servers: HashMap<&str, &ServerState<'_>> = cx
+        .states
+        .iter()
+        .map(|s| (s.server.name.as_str(), s))
+        .collect();
+    for state in cx.states {
+        for tool in state.tools.values() {
+            let Some(description) = tool.object.get("description").and_then(|d| d.as_str()) else {
+                continue;
+            };
+            for (start, word) in words(description) {
+                let others: Vec<&str> = match exact.get(word) {
+                    Some(entries) if !state.tools.contains_key(word) => {
+                        entries.iter().map(|e| e.server).collect()
+                    }
+                    _ if word != state.server.name && servers.contains_key(word) => vec![word],
+                    _ => continue,
+                };
+                let sentence = sentence_around(description, start);
+                if !cue.is_match(sentence) {
+                    continue;
+                }
+                let mut draft = Draft::new(
+                    "cross-server-reference",
+                    Location::new(state.server.source, tool.tool.pointer.key("description"))
+                        .within(start..start + word.len()),
+                    format!(
+                        "the description gives instructions about `{word}`, which belongs to {}, not to server `{}`",
+                        list(&others),
+                        state.server.name
+                    ),
+                )
+                .server(&state.server.name)
+                .tool(&tool.tool.name)
+                .field("description");
+                if let Some(other) = exact.get(word).and_then(|e| e.first()) {
+                    draft = draft.related(other.location());
+                }
+                out.push(draft);
+                break;
+            }
+        }
+    }
+}
+
+/// Identifier-like words (at least 3 characters) with their byte offsets.
+fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .filter(|w| w.len() >= 3)
+        .map(move |w| {
+            let start = w.as_ptr() as usize - text.as_ptr() as usize;
+            (start, w.trim_end_matches('.'))
+        })
+}
+
+fn sentence_around(text: &str, at: usize) -> &str {
+    let ends = ['.', '!', '?', '\n'];
+    let start = text
+        .get(..at)
+        .and_then(|s| s.rfind(ends))
+        .map_or(0, |i| i + 1);
+    let end = text
+        .get(at..)
+        .and_then(|s| s.find(ends).map(|i| i + at))
+        .unwrap_or(text.len());
+    text.get(start..end).unwrap_or(text)
+}
+
+/// The UTS #39 idea, restricted to what tool names use: case-folded, separators unified, and
+/// Cyrillic/Greek/fullwidth look-alikes and digit-letter confusables mapped to Latin. A small
+/// table rather than a crate: tool names are short ASCII-ish identifiers, and the full
+/// confusables data (~6k entries) would mostly map scripts no tool name uses.
+pub fn skeleton(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        let c = match u32::from(c) {
+            0xFF01..=0xFF5E => char::from_u32(u32::from(c) - 0xFEE0).unwrap_or(c),
+            _ => c,
+        };
+        let mapped = match c {
+            '-' | '_' | '.' | ' ' => '_',
+            'а' | 'А' | 'α' | 'Α' => 'a',
+            'в' | 'В' | 'β' | 'Β' => 'b',
+            'с' | 'С' | 'ϲ' => 'c',
+            'ԁ' => 'd',
+            'е' | 'Е' | 'ε' | 'Ε' => 'e',
+            'һ' | 'Н' | 'Η' => 'h',
+            'і' | 'І' | 'ι' | 'Ι' | 'ӏ' | 'Ӏ' | '1' | '|' | 'l' | 'L' => 'l',
+            'ј' | 'Ј' => 'j',
+            'к' | 'К' | 'κ' | 'Κ' => 'k',
+            'М' | 'Μ' => 'm',
+            'п' | 'ν' | 'Ν' => 'n',
+            'о' | 'О' | 'ο' | 'Ο' | '0' => 'o',
+            'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
+            'ѕ' | 'Ѕ' => 's',
+            'т' | 'Т' | 'τ' | 'Τ' => 't',
+            'υ' => 'u',
+            'х' | 'Х' | 'χ' | 'Χ' => 'x',
+            'у' | 'У' | 'γ' => 'y',
+            'Ζ' => 'z',
+            c => c.to_lowercase().next().unwrap_or(c),
+        };
+        out.push(mapped);
+    }
+    // Two-letter look-alikes last, once every letter is Latin.
+    out.replace("rn", "m").replace("vv", "w")
+}
+
+fn truncated(name: &str) -> String {
+    name.chars().take(CLIENT_NAME_LIMIT).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skeletons_fold_look_alikes() {
+        let same = [
+            ("read_file", "read-file"),
+            ("read_file", "Read.File"),
+            ("read_file", "rеad_file"), // Cyrillic е
+            ("send_mail", "send_rnail"),
+            ("paypal", "paypa1"),
+        ];
+        for (a, b) in same {
+            assert_eq!(skeleton(a), skeleton(b), "{a} vs {b}");
+        }
+        assert_ne!(skeleton("read_file"), skeleton("write_file"));
+    }
+
+    #[test]
+    fn finds_the_sentence() {
+        let text = "Lists files. Always use list_all instead of ls! Done";
+        let at = text.find("list_all").unwrap();
+        assert_eq!(
+            sentence_around(text, at),
+            " Always use list_all instead of ls"
+        );
+        let got: Vec<&str> = words("Use `send_email`, not x.y_z.")
+            .map(|(_, w)| w)
+            .collect();
+        assert_eq!(got, ["Use", "send_email", "not", "x.y_z"]);
+    }
+}
