@@ -84,39 +84,38 @@ pub fn approve(
                 history.truncate(HISTORY_LEN);
                 LockedServer {
                     status: previous.status,
-                    baseline: Baseline {
-                        version: previous.baseline.version + 1,
-                        hash: state.digest.clone(),
-                        approved_at: approval.now.to_string(),
-                        approved_by: approval.who.to_string(),
-                    },
-                    captured_at: state
-                        .server
-                        .captured_at
-                        .clone()
-                        .unwrap_or_else(|| approval.now.to_string()),
                     history,
-                    tools,
+                    ..approved(previous.baseline.version + 1, state, approval, tools)
                 }
             }
-            None => LockedServer {
-                status: Status::Verified,
-                baseline: Baseline {
-                    version: 1,
-                    hash: state.digest.clone(),
-                    approved_at: approval.now.to_string(),
-                    approved_by: approval.who.to_string(),
-                },
-                captured_at: state
-                    .server
-                    .captured_at
-                    .clone()
-                    .unwrap_or_else(|| approval.now.to_string()),
-                history: Vec::new(),
-                tools,
-            },
+            None => approved(1, state, approval, tools),
         };
         lock.servers.insert(name.clone(), entry);
     }
     Ok(lock)
+}
+
+/// A server entry approving `state` now, as baseline `version`, with no history.
+fn approved(
+    version: u64,
+    state: &ServerState<'_>,
+    approval: &Approval<'_>,
+    tools: BTreeMap<String, LockedTool>,
+) -> LockedServer {
+    LockedServer {
+        status: Status::Verified,
+        baseline: Baseline {
+            version,
+            hash: state.digest.clone(),
+            approved_at: approval.now.to_string(),
+            approved_by: approval.who.to_string(),
+        },
+        captured_at: state
+            .server
+            .captured_at
+            .clone()
+            .unwrap_or_else(|| approval.now.to_string()),
+        history: Vec::new(),
+        tools,
+    }
 }

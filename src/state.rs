@@ -28,11 +28,7 @@ pub struct ToolState<'a> {
 
 /// Fingerprints every tool of every server, in parallel over tools.
 pub fn server_states<'a>(inputs: &'a Inputs, options: &FingerprintOptions) -> Vec<ServerState<'a>> {
-    let flat: Vec<(&Server, &ToolRef)> = inputs
-        .servers
-        .iter()
-        .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
-        .collect();
+    let flat = inputs.all_tools();
     let digests: Vec<Option<(&Object, ToolDigest)>> = flat
         .par_iter()
         .map(|(server, tool)| {

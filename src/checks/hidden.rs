@@ -11,7 +11,7 @@ use super::pattern::{excerpt, field_of, location};
 use super::targets::{TargetString, tool_strings};
 use super::{Check, Context, Draft};
 use crate::finding::{Category, Severity};
-use crate::input::{Server, ToolRef};
+use crate::input::Server;
 use crate::rules::TargetKind;
 
 pub struct HiddenCharacters;
@@ -24,12 +24,7 @@ fn each_string(
     out: &mut Vec<Draft>,
     scan: impl Fn(&Server, &TargetString<'_>) -> Vec<Draft> + Sync,
 ) {
-    let tools: Vec<(&Server, &ToolRef)> = cx
-        .inputs
-        .servers
-        .iter()
-        .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
-        .collect();
+    let tools = cx.inputs.all_tools();
     out.par_extend(tools.par_iter().flat_map_iter(|(server, tool)| {
         let Some(object) = cx.inputs.tool_object(server, tool) else {
             return Vec::new();

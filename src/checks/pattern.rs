@@ -11,12 +11,7 @@ use crate::input::{Server, ToolRef};
 use crate::unicode::make_visible;
 
 pub fn run(cx: &Context<'_>) -> Vec<Draft> {
-    let tools: Vec<(&Server, &ToolRef)> = cx
-        .inputs
-        .servers
-        .iter()
-        .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
-        .collect();
+    let tools = cx.inputs.all_tools();
     tools
         .par_iter()
         .flat_map_iter(|(server, tool)| scan_tool(cx, server, tool))

@@ -74,6 +74,14 @@ impl Inputs {
         self.servers.iter().map(|s| s.tools.len()).sum()
     }
 
+    /// Every (server, tool) pair, for work that runs in parallel over tools.
+    pub fn all_tools(&self) -> Vec<(&Server, &ToolRef)> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+            .collect()
+    }
+
     /// The tool object a reference points at.
     pub fn tool_object(&self, server: &Server, tool: &ToolRef) -> Option<&Object> {
         self.sources
