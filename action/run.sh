@@ -4,9 +4,10 @@
 #
 # It runs `mcp-scan check` once for the SARIF log (whose exit code is the verdict), once in the
 # chosen format for the job log, once as Markdown for the job summary, and, with a base lock,
-# appends `mcp-scan diff --base` to the summary. It always exits 0 after writing the outputs
-# `sarif-file` and `exit-code`: a later step uploads the SARIF even when the scan failed, then
-# fails the job with the saved code.
+# appends `mcp-scan diff --base` to the summary (its exit code counts too: it screens the
+# definitions the lock change approves, which may not be among the scanned snapshots). It always
+# exits 0 after writing the outputs `sarif-file` and `exit-code`: a later step uploads the SARIF
+# even when the scan failed, then fails the job with the saved code.
 set -uo pipefail
 
 : "${GITHUB_OUTPUT:?}" "${GITHUB_STEP_SUMMARY:?}" "${RUNNER_TEMP:?}"
@@ -15,30 +16,29 @@ rm -f "$sarif"
 
 global=()
 [[ -n "${MCP_SCAN_CONFIG:-}" ]] && global+=(--config "$MCP_SCAN_CONFIG")
-check=()
-[[ -n "${MCP_SCAN_LOCK:-}" ]] && check+=(--lock "$MCP_SCAN_LOCK")
-[[ -n "${MCP_SCAN_FAIL_ON:-}" ]] && check+=(--fail-on "$MCP_SCAN_FAIL_ON")
+# What both `check` and `diff --base` take.
+common=()
+[[ -n "${MCP_SCAN_LOCK:-}" ]] && common+=(--lock "$MCP_SCAN_LOCK")
+[[ -n "${MCP_SCAN_FAIL_ON:-}" ]] && common+=(--fail-on "$MCP_SCAN_FAIL_ON")
 # Whitespace-separated paths; no glob expansion, so a path is passed exactly as written.
 set -f
 read -r -a paths <<< "${MCP_SCAN_PATHS:-}"
 set +f
 
 code=0
-mcp-scan "${global[@]}" check "${paths[@]}" "${check[@]}" --format sarif --output "$sarif" || code=$?
+mcp-scan "${global[@]}" check "${paths[@]}" "${common[@]}" --format sarif --output "$sarif" || code=$?
 
 format="${MCP_SCAN_FORMAT:-github}"
 if [[ "$format" != sarif ]]; then
-  mcp-scan "${global[@]}" check "${paths[@]}" "${check[@]}" --format "$format" --color always || true
+  mcp-scan "${global[@]}" check "${paths[@]}" "${common[@]}" --format "$format" --color always || true
 fi
 
-mcp-scan "${global[@]}" check "${paths[@]}" "${check[@]}" --format markdown >> "$GITHUB_STEP_SUMMARY" || true
+mcp-scan "${global[@]}" check "${paths[@]}" "${common[@]}" --format markdown >> "$GITHUB_STEP_SUMMARY" || true
 
 if [[ -n "${MCP_SCAN_BASE_LOCK:-}" ]]; then
-  lock=()
-  [[ -n "${MCP_SCAN_LOCK:-}" ]] && lock+=(--lock "$MCP_SCAN_LOCK")
   review="$RUNNER_TEMP/mcp-scan-review.txt"
   review_code=0
-  mcp-scan "${global[@]}" --color never diff --base "$MCP_SCAN_BASE_LOCK" "${lock[@]}" \
+  mcp-scan "${global[@]}" --color never diff --base "$MCP_SCAN_BASE_LOCK" "${common[@]}" \
     > "$review" 2>&1 || review_code=$?
   {
     printf '\n### Approvals in this change (compared with `%s`)\n\n<pre>\n' "${MCP_SCAN_BASE_LOCK//\`/}"
@@ -47,9 +47,10 @@ if [[ -n "${MCP_SCAN_BASE_LOCK:-}" ]]; then
     printf '</pre>\n'
   } >> "$GITHUB_STEP_SUMMARY"
   cat "$review"
-  # A base lock that cannot be read is a usage error (2), unless the scan already failed.
-  if [[ "$review_code" != 0 && "$code" == 0 ]]; then
-    code=2
+  # A poisoned approval (1) or an unreadable base lock (2) fails the job, unless the scan
+  # already failed.
+  if [[ "$code" == 0 ]]; then
+    code=$review_code
   fi
 fi
 

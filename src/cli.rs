@@ -132,6 +132,10 @@ pub struct DiffArgs {
     /// REV:PATH read with `git show` (e.g. origin/main:mcp.lock)
     #[arg(long, value_name = "OLD_LOCK", conflicts_with = "paths")]
     pub base: Option<String>,
+    /// With --base: exit 1 when a content rule finds something at or above this severity in an
+    /// approved definition (default: `fail_on` from the config, else high)
+    #[arg(long, value_name = "SEVERITY", value_parser = FailOn::parse, requires = "base")]
+    pub fail_on: Option<FailOn>,
 }
 
 #[derive(Args, Debug)]

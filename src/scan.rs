@@ -9,6 +9,7 @@ use crate::checks::{self, Context, Draft, LockInUse};
 use crate::config::{Config, FailOn, Posture};
 use crate::error::Error;
 use crate::finding::{Finding, Location, Severity};
+use crate::fingerprint::FingerprintOptions;
 use crate::input::{self, Inputs, LoadOptions, Skipped};
 use crate::json::{Limits, Pointer};
 use crate::locate::locate;
@@ -16,7 +17,7 @@ use crate::lock::Lock;
 use crate::prompts;
 use crate::rules::Catalogue;
 use crate::source::{SourceFile, Sources};
-use crate::state::server_states;
+use crate::state::{ServerState, server_states};
 
 /// Builtin rules the engine itself reports (not a check): they are about the run's config.
 pub const ENGINE_RULES: &[&str] = &["unused-ignore"];
@@ -154,27 +155,14 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         skipped: inputs.skipped.clone(),
         fail_on: options.fail_on,
     };
-    let tool_pointers = |server: &str, tool: &str| -> Option<Pointer> {
-        let state = states.iter().find(|s| s.server.name == server)?;
-        state.tools.get(tool).map(|t| t.tool.pointer.clone())
-    };
-    let mut findings = Vec::with_capacity(drafts.len());
     let mut ignore_used = vec![false; options.config.ignore.len()];
-    for draft in drafts {
-        let anchor = match (&draft.server, &draft.tool) {
-            (Some(s), Some(t)) => tool_pointers(s, t),
-            _ => None,
-        };
-        if let Some(finding) = finalize(
-            draft,
-            anchor.as_ref(),
-            &options.config,
-            catalogue,
-            &mut ignore_used,
-        ) {
-            findings.push(finding);
-        }
-    }
+    let mut findings = finalize_all(
+        drafts,
+        &states,
+        &options.config,
+        catalogue,
+        &mut ignore_used,
+    );
     drop(states);
     let mut sources = inputs.sources;
     if let Some(config_path) = &options.config.path {
@@ -207,10 +195,82 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
             }
         }
     }
-    for finding in &mut findings {
-        locate(&sources, &mut finding.location);
+    locate_and_sort(&sources, &mut findings);
+    Ok(Report {
+        findings,
+        sources,
+        summary,
+    })
+}
+
+/// PR review (`diff --base`): the content checks alone over `inputs`, the definitions a lock
+/// change approves, with the config's rule settings and ignores. No drift (the lock under review
+/// is the baseline) and no unused-ignore (an ignore may be meant for findings `check` reports).
+pub fn screen(
+    inputs: Inputs,
+    fingerprint: &FingerprintOptions,
+    config: &Config,
+    fail_on: FailOn,
+    catalogue: &Catalogue,
+) -> Report {
+    let states = server_states(&inputs, fingerprint);
+    let cx = Context {
+        inputs: &inputs,
+        states: &states,
+        lock: None,
+        options: fingerprint,
+        posture: config.posture,
+        catalogue,
+        config,
+    };
+    let drafts = checks::run_content(&cx);
+    let mut findings = finalize_all(drafts, &states, config, catalogue, &mut []);
+    drop(states);
+    let summary = Summary {
+        files: inputs.sources.len(),
+        servers: inputs.servers.len(),
+        tools: inputs.tool_count(),
+        skipped: inputs.skipped,
+        fail_on,
+    };
+    locate_and_sort(&inputs.sources, &mut findings);
+    Report {
+        findings,
+        sources: inputs.sources,
+        summary,
+    }
+}
+
+/// Every draft through [`finalize`], fingerprinted relative to its tool's pointer.
+fn finalize_all(
+    drafts: Vec<Draft>,
+    states: &[ServerState<'_>],
+    config: &Config,
+    catalogue: &Catalogue,
+    ignore_used: &mut [bool],
+) -> Vec<Finding> {
+    let tool_pointer = |server: &str, tool: &str| -> Option<Pointer> {
+        let state = states.iter().find(|s| s.server.name == server)?;
+        state.tools.get(tool).map(|t| t.tool.pointer.clone())
+    };
+    drafts
+        .into_iter()
+        .filter_map(|draft| {
+            let anchor = match (&draft.server, &draft.tool) {
+                (Some(s), Some(t)) => tool_pointer(s, t),
+                _ => None,
+            };
+            finalize(draft, anchor.as_ref(), config, catalogue, ignore_used)
+        })
+        .collect()
+}
+
+/// Resolves every location to a span, then orders findings by file and position.
+fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
+    for finding in findings.iter_mut() {
+        locate(sources, &mut finding.location);
         for related in &mut finding.related {
-            locate(&sources, related);
+            locate(sources, related);
         }
     }
     findings.sort_by(|a, b| {
@@ -227,11 +287,6 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
                 &b.message,
             ))
     });
-    Ok(Report {
-        findings,
-        sources,
-        summary,
-    })
 }
 
 /// Stamps rule metadata and config onto a draft; `None` when the rule is disabled.

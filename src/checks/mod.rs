@@ -56,9 +56,9 @@ pub trait Check: Sync {
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>);
 }
 
-/// Every builtin check. Explicit, so a reader can see the whole list in one place.
+/// Every builtin check: these and the [`content`] checks. Explicit, so a reader sees the list.
 pub fn builtin() -> Vec<Box<dyn Check>> {
-    vec![
+    let mut checks: Vec<Box<dyn Check>> = vec![
         Box::new(drift::Drift),
         Box::new(duplicate_tool::DuplicateToolName),
         Box::new(lock_integrity::LockIntegrity),
@@ -68,16 +68,34 @@ pub fn builtin() -> Vec<Box<dyn Check>> {
         Box::new(launch_drift::LaunchDrift),
         Box::new(duplicate_key::DuplicateJsonKey),
         Box::new(tool_name::InvalidToolName),
+        Box::new(shadowing::Shadowing),
+    ];
+    checks.extend(content());
+    checks
+}
+
+/// The checks that judge each tool definition on its own text (no lock, no other tool), with
+/// the pattern rules: what `diff --base` runs over the definitions a lock change approves.
+fn content() -> Vec<Box<dyn Check>> {
+    vec![
         Box::new(annotations::ContradictoryAnnotations),
         Box::new(hidden::HiddenCharacters),
         Box::new(hidden::DisguisedText),
-        Box::new(shadowing::Shadowing),
     ]
 }
 
 /// Runs every builtin check and the pattern rules, in parallel.
 pub fn run_all(cx: &Context<'_>) -> Vec<Draft> {
-    let mut drafts: Vec<Draft> = builtin()
+    run(&builtin(), cx)
+}
+
+/// Runs the content checks and the pattern rules, in parallel.
+pub fn run_content(cx: &Context<'_>) -> Vec<Draft> {
+    run(&content(), cx)
+}
+
+fn run(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
+    let mut drafts: Vec<Draft> = checks
         .par_iter()
         .flat_map_iter(|check| {
             let mut out = Vec::new();

@@ -1,22 +1,26 @@
 //! `mcp-scan diff`: what `mcp-scan lock` would change in mcp.lock, tool by tool, with word diffs
 //! of changed text. With `--base OLD_LOCK` (PR review), what the lock itself approves compared
-//! with an older lock, which `git show` may read from another revision: besides `record`, this is
-//! the only place mcp-scan starts a process.
+//! with an older lock, which `git show` may read from another revision (besides `record`, the
+//! only place mcp-scan starts a process), and the content rules' findings in what it approves.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::cli::{DiffArgs, Env};
+use crate::config::FailOn;
 use crate::error::Error;
+use crate::input::Inputs;
 use crate::json::Object;
 use crate::lock::Lock;
-use crate::lock_diff::{ServerChange, ToolChange, status_change};
+use crate::lock_diff::{ServerChange, ToolChange, approved, status_change};
+use crate::render::count;
 use crate::render::paint::Paint;
+use crate::render::text::{finding_block, finding_counts};
 use crate::render::word_diff::word_diff;
-use crate::scan::{load_inputs, load_lock};
+use crate::scan::{Report, load_inputs, load_lock, screen};
 use crate::schema_diff::widenings;
-use crate::source::display_path;
+use crate::source::{SourceFile, display_path};
 use crate::state::{ServerDelta, ToolDelta, compare, server_states};
 
 pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
@@ -138,15 +142,18 @@ fn field_diffs(
     }
 }
 
-/// PR review mode: every approval the current lock makes relative to `base`.
+/// PR review mode: every approval the current lock makes relative to `base`, then the content
+/// rules' findings in the approved definitions. Exit 1 when one is at or above `--fail-on`.
 fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
     let (lock_path, _) = env.lock_path(&args.lock);
-    let (head, _) = load_lock(&lock_path, true)?
+    let (head, head_file) = load_lock(&lock_path, true)?
         .ok_or_else(|| Error::in_file(&lock_path, "the lockfile does not exist"))?;
     let (label, text) = read_base(base)?;
     let (base_lock, _) = Lock::parse(&label, text)?;
     let paint = env.paint;
     let changes = crate::lock_diff::compare(&base_lock, &head);
+    let fail_on = args.fail_on.or(env.config.fail_on).unwrap_or_default();
+    let report = screen_approved(env, head_file, &head, &changes, fail_on);
     let mut out = format!(
         "{} compared with {}: the approvals this change makes\n",
         display_path(&lock_path),
@@ -215,16 +222,55 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
             }
         }
     }
-    // HOOK(rule-engine): the newly approved definitions are the `Added` tools (of added and
-    // changed servers) and the `new` side of `ToolChange::Changed`. When the poisoning rule
-    // engine lands (another branch), run it over those definitions here and print its findings
-    // under each tool, so a PR that updates snapshots and lock together is still screened.
     let _ = match changes.len() {
         0 => writeln!(out, "no approvals changed"),
         n => writeln!(out, "{n} server(s) with changed approvals"),
     };
+    if report.summary.tools > 0 {
+        out.push('\n');
+        for finding in report.active() {
+            finding_block(&mut out, finding, &report.sources, paint);
+        }
+        let _ = write!(
+            out,
+            "content rules over {}: {}",
+            count(report.summary.tools, "approved tool definition"),
+            finding_counts(&report, paint)
+        );
+        let _ = match report.suppressed_count() {
+            0 => writeln!(out),
+            n => writeln!(out, "; {n} suppressed by ignores"),
+        };
+    }
     super::emit(&out, None)?;
-    Ok(0)
+    Ok(report.exit_code())
+}
+
+/// The content rules (pattern rules, hidden content, contradictory annotations) over the
+/// definitions `changes` approves, read from the lockfile itself: a PR that updates snapshots
+/// and lock together is still screened, and each finding points into the stored definition.
+fn screen_approved(
+    env: &Env,
+    head_file: SourceFile,
+    head: &Lock,
+    changes: &[ServerChange<'_>],
+    fail_on: FailOn,
+) -> Report {
+    let approved = approved(changes);
+    let mut inputs = Inputs::from_lockfile(head_file, head);
+    for server in &mut inputs.servers {
+        server
+            .tools
+            .retain(|tool| approved.contains(&(server.name.as_str(), tool.name.as_str())));
+    }
+    inputs.servers.retain(|server| !server.tools.is_empty());
+    screen(
+        inputs,
+        &head.fingerprint,
+        &env.config,
+        fail_on,
+        &env.catalogue,
+    )
 }
 
 /// A newly approved tool, with its description (invisible characters shown) so the reviewer

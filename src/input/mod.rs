@@ -70,6 +70,19 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// A lockfile already read and parsed (`diff --base`), as if it had been given as an input.
+    pub fn from_lockfile(file: SourceFile, lock: &Lock) -> Inputs {
+        let mut sources = Sources::default();
+        let servers = lock_servers(lock, sources.add(file));
+        Inputs {
+            sources,
+            servers,
+            skipped: Vec::new(),
+            configs: Vec::new(),
+            prompts: Vec::new(),
+        }
+    }
+
     pub fn tool_count(&self) -> usize {
         self.servers.iter().map(|s| s.tools.len()).sum()
     }
@@ -167,27 +180,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
                         .collect(),
                 }]
             }
-            Loaded::Lockfile(lock) => {
-                let source = inputs.sources.add(file);
-                lock.servers
-                    .iter()
-                    .map(|(name, server)| Server {
-                        name: name.clone(),
-                        source,
-                        origin: Origin::Lockfile,
-                        captured_at: Some(server.captured_at.clone()),
-                        server_field: None,
-                        tools: server
-                            .tools
-                            .keys()
-                            .map(|tool| ToolRef {
-                                name: tool.clone(),
-                                pointer: Lock::definition_pointer(name, tool),
-                            })
-                            .collect(),
-                    })
-                    .collect()
-            }
+            Loaded::Lockfile(lock) => lock_servers(&lock, inputs.sources.add(file)),
         };
         for server in servers {
             if let Some(first) = claimed.get(&server.name) {
@@ -211,6 +204,28 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
     } else {
         Err(errors)
     }
+}
+
+/// A lockfile's servers: each tool points at its stored definition, so that is what is scanned.
+fn lock_servers(lock: &Lock, source: SourceId) -> Vec<Server> {
+    lock.servers
+        .iter()
+        .map(|(name, server)| Server {
+            name: name.clone(),
+            source,
+            origin: Origin::Lockfile,
+            captured_at: Some(server.captured_at.clone()),
+            server_field: None,
+            tools: server
+                .tools
+                .keys()
+                .map(|tool| ToolRef {
+                    name: tool.clone(),
+                    pointer: Lock::definition_pointer(name, tool),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 fn load_file(

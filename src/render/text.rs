@@ -35,7 +35,7 @@ pub fn render(report: &Report, paint: Paint, verbose: bool) -> String {
     out
 }
 
-fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Paint) {
+pub fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Paint) {
     let label = format!("{}[{}]", f.severity, f.rule);
     let _ = writeln!(
         out,
@@ -162,20 +162,9 @@ fn window(line: &str, column: usize, end_column: usize) -> (String, usize, usize
 
 fn summary_line(report: &Report, paint: Paint) -> String {
     let s = &report.summary;
-    let active = report.active().count();
-    let mut parts = Vec::new();
-    for severity in Severity::ALL.iter().rev() {
-        let n = report.count(*severity);
-        if n > 0 {
-            parts.push(paint.severity(*severity, &format!("{n} {severity}")));
-        }
-    }
-    let findings = match active {
-        0 => "no findings".to_string(),
-        n => format!("{} ({})", count(n, "finding"), parts.join(", ")),
-    };
     let mut line = format!(
-        "{findings} in {}, {}, {}",
+        "{} in {}, {}, {}",
+        finding_counts(report, paint),
         count(s.servers, "server"),
         count(s.tools, "tool"),
         count(s.files, "file")
@@ -192,4 +181,19 @@ fn summary_line(report: &Report, paint: Paint) -> String {
         );
     }
     line
+}
+
+/// "no findings", or "3 findings (1 high, 2 medium)": active findings only.
+pub fn finding_counts(report: &Report, paint: Paint) -> String {
+    let mut parts = Vec::new();
+    for severity in Severity::ALL.iter().rev() {
+        let n = report.count(*severity);
+        if n > 0 {
+            parts.push(paint.severity(*severity, &format!("{n} {severity}")));
+        }
+    }
+    match report.active().count() {
+        0 => "no findings".to_string(),
+        n => format!("{} ({})", count(n, "finding"), parts.join(", ")),
+    }
 }

@@ -160,6 +160,50 @@ fn passing_scan_and_pr_review_summary() {
     );
 }
 
+/// The lock approves a poisoned server whose snapshot is not among the scanned paths: `check`
+/// passes (a low `server-removed`), the PR review of the approval fails the job.
+#[test]
+fn poisoned_approval_fails_the_job_in_pr_review() {
+    let work = drifted_workspace();
+    let dir = work.path();
+    std::fs::create_dir(dir.join("vendor")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/diff-base/notes-poisoned.json"),
+        dir.join("vendor/notes.json"),
+    )
+    .unwrap();
+    let approve = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .args(["lock", "snapshots", "vendor"])
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .status()
+        .unwrap();
+    assert!(approve.success());
+    let inputs = [
+        ("MCP_SCAN_PATHS", "snapshots"),
+        ("MCP_SCAN_BASE_LOCK", "base.lock"),
+    ];
+    let step = run_action(dir, &inputs);
+    assert!(step.outputs.contains("exit-code=1\n"), "{}", step.outputs);
+    assert!(
+        step.summary.contains(":warning: **Passed with findings**"),
+        "{}",
+        step.summary
+    );
+    assert!(
+        step.summary.contains("high[instruction-override]"),
+        "{}",
+        step.summary
+    );
+    assert!(step.log.contains("--> mcp.lock:"), "{}", step.log);
+
+    let step = run_action(
+        dir,
+        &[inputs[0], inputs[1], ("MCP_SCAN_FAIL_ON", "critical")],
+    );
+    assert!(step.outputs.contains("exit-code=0\n"), "{}", step.outputs);
+}
+
 #[test]
 fn unusable_input_is_exit_code_2_without_sarif() {
     let work = tempfile::tempdir().unwrap();
