@@ -26,6 +26,7 @@ pub mod json;
 pub mod locate;
 pub mod lock;
 pub mod lock_diff;
+pub mod lock_merge;
 pub mod prompts;
 pub mod record;
 pub mod render;

@@ -152,7 +152,23 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
         display_path(&lock_path),
         display_path(&label)
     );
-    for change in &changes {
+    approvals(&mut out, &changes, paint);
+    // HOOK(rule-engine): the newly approved definitions are the `Added` tools (of added and
+    // changed servers) and the `new` side of `ToolChange::Changed`. When the poisoning rule
+    // engine lands (another branch), run it over those definitions here and print its findings
+    // under each tool, so a PR that updates snapshots and lock together is still screened.
+    let _ = match changes.len() {
+        0 => writeln!(out, "no approvals changed"),
+        n => writeln!(out, "{n} server(s) with changed approvals"),
+    };
+    super::emit(&out, None)?;
+    Ok(0)
+}
+
+/// Every approval in `changes`, tool by tool with field diffs: also what `lock --show-diff`
+/// prints before it writes.
+pub fn approvals(out: &mut String, changes: &[ServerChange<'_>], paint: Paint) {
+    for change in changes {
         match change {
             ServerChange::Added(name, server) => {
                 let _ = writeln!(
@@ -163,7 +179,7 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
                     server.tools.len()
                 );
                 for (tool, locked) in &server.tools {
-                    added_tool(&mut out, tool, locked.definition.as_object(), paint);
+                    added_tool(out, tool, locked.definition.as_object(), paint);
                 }
             }
             ServerChange::Removed(name, _) => {
@@ -190,7 +206,7 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
                 for tool in tools {
                     match tool {
                         ToolChange::Added(tool, locked) => {
-                            added_tool(&mut out, tool, locked.definition.as_object(), paint);
+                            added_tool(out, tool, locked.definition.as_object(), paint);
                         }
                         ToolChange::Removed(tool, _) => {
                             let _ = writeln!(out, "    {} {tool}", paint.removed("-"));
@@ -203,7 +219,7 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
                         } => {
                             let _ = writeln!(out, "    ~ {tool}: {}", fields.join(", "));
                             field_diffs(
-                                &mut out,
+                                out,
                                 fields,
                                 old.definition.as_object(),
                                 new.definition.as_object(),
@@ -215,16 +231,6 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
             }
         }
     }
-    // HOOK(rule-engine): the newly approved definitions are the `Added` tools (of added and
-    // changed servers) and the `new` side of `ToolChange::Changed`. When the poisoning rule
-    // engine lands (another branch), run it over those definitions here and print its findings
-    // under each tool, so a PR that updates snapshots and lock together is still screened.
-    let _ = match changes.len() {
-        0 => writeln!(out, "no approvals changed"),
-        n => writeln!(out, "{n} server(s) with changed approvals"),
-    };
-    super::emit(&out, None)?;
-    Ok(0)
 }
 
 /// A newly approved tool, with its description (invisible characters shown) so the reviewer
