@@ -18,6 +18,7 @@ pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod decode;
+pub mod drift_event;
 pub mod error;
 pub mod finding;
 pub mod fingerprint;

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use crate::checks::{self, Context, Draft, LockInUse};
-use crate::config::{Config, FailOn, Posture};
+use crate::config::{Config, DriftAction, FailOn, Posture};
+use crate::drift_event;
 use crate::error::Error;
-use crate::finding::{Finding, Location, Severity};
+use crate::finding::{Category, Finding, Location, Severity};
 use crate::input::{self, Inputs, LoadOptions, Skipped};
 use crate::json::{Limits, Pointer};
 use crate::locate::locate;
@@ -44,6 +45,18 @@ pub struct Summary {
     pub tools: usize,
     pub skipped: Vec<Skipped>,
     pub fail_on: FailOn,
+    pub drift_action: DriftAction,
+}
+
+impl Summary {
+    /// Whether an active finding fails the run: at or above `--fail-on`, unless it is drift and
+    /// drift only alerts (a quarantined server fails regardless: quarantine is an explicit hold).
+    pub fn fails(&self, f: &Finding) -> bool {
+        let alert_only = self.drift_action == DriftAction::Alert
+            && f.category == Category::Drift
+            && f.rule != "server-quarantined";
+        self.fail_on.fails(f.severity) && !alert_only
+    }
 }
 
 impl Report {
@@ -62,10 +75,7 @@ impl Report {
 
     /// 1 when any active finding is at or above `--fail-on`, else 0. Never depends on the format.
     pub fn exit_code(&self) -> u8 {
-        u8::from(
-            self.active()
-                .any(|f| self.summary.fail_on.fails(f.severity)),
-        )
+        u8::from(self.active().any(|f| self.summary.fails(f)))
     }
 }
 
@@ -153,6 +163,7 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         tools: inputs.tool_count(),
         skipped: inputs.skipped.clone(),
         fail_on: options.fail_on,
+        drift_action: options.config.drift.action,
     };
     let tool_pointers = |server: &str, tool: &str| -> Option<Pointer> {
         let state = states.iter().find(|s| s.server.name == server)?;
@@ -175,6 +186,13 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
             findings.push(finding);
         }
     }
+    drift_event::attach(
+        &mut findings,
+        &states,
+        lock.as_ref().map(|l| &l.lock),
+        &fingerprint,
+        |f| f.suppressed.is_none() && summary.fails(f),
+    );
     drop(states);
     let mut sources = inputs.sources;
     if let Some(config_path) = &options.config.path {
@@ -274,6 +292,7 @@ fn finalize(
         change: draft.change,
         suppressed,
         fingerprint,
+        event: None,
     })
 }
 
