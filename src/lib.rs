@@ -19,6 +19,7 @@ pub mod commands;
 pub mod config;
 pub mod decode;
 pub mod drift_event;
+pub mod embed;
 pub mod error;
 pub mod finding;
 pub mod fingerprint;
@@ -37,3 +38,8 @@ pub mod schema_diff;
 pub mod source;
 pub mod state;
 pub mod unicode;
+
+pub use embed::{scan_tools_list, verify_tools_list, verify_tools_list_value};
+pub use error::Error;
+pub use lock::Lock;
+pub use scan::Report;

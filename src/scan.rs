@@ -124,11 +124,22 @@ pub fn load_inputs(
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
     let lock = load_lock(&options.lock_path, options.lock_required).map_err(|e| vec![e])?;
-    let mut inputs = load_inputs(
+    let inputs = load_inputs(
         &options.paths,
         std::slice::from_ref(&options.lock_path),
         true,
     )?;
+    scan_loaded(inputs, lock, options, catalogue)
+}
+
+/// The engine over inputs already loaded (from files, or from memory: `check --stdin` and
+/// [`crate::embed`]); `options.paths` and `options.lock_path` are not read.
+pub fn scan_loaded(
+    mut inputs: Inputs,
+    lock: Option<(Lock, SourceFile)>,
+    options: &ScanOptions,
+    catalogue: &Catalogue,
+) -> Result<Report, Vec<Error>> {
     let input_files = inputs.sources.len();
     let lock = lock.map(|(lock, file)| LockInUse {
         lock,
