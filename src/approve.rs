@@ -1,27 +1,106 @@
-//! What `mcp-scan lock` does to the lock: approve the scanned servers' current definitions.
+//! What `mcp-scan lock` does to the lock: approve the scanned servers' current definitions, all
+//! of them or only the servers and tools named on the command line.
 //!
-//! A server whose content is unchanged keeps its entry byte for byte (same version, same
-//! timestamps), so re-running `lock` never touches an up-to-date file. A changed server gets
-//! baselineVersion + 1, the previous baseline moves into its history, and the approval is
-//! stamped with who and when.
+//! A tool whose content is unchanged keeps its entry (same approval stamps), and a server none
+//! of whose approved tools changed keeps its baseline, so re-running `lock` never touches an
+//! up-to-date file. A changed server gets baselineVersion + 1, the previous baseline moves into
+//! its history, and the new baseline names the tools it changed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::Error;
 use crate::fingerprint::{FingerprintOptions, hashed_definition};
-use crate::lock::{Baseline, HISTORY_LEN, Lock, LockedServer, LockedTool, Status};
+use crate::lock::{
+    ApprovalKind, Baseline, Lock, LockedServer, LockedTool, Status, ToolApproval, tools_digest,
+};
 use crate::state::ServerState;
 
 pub struct Approval<'a> {
     pub who: &'a str,
     pub now: &'a str,
-    /// Approve only these servers (`--server`); `None` approves everything scanned and drops
-    /// servers that are no longer scanned.
-    pub only: Option<&'a [String]>,
+    /// Approve only what this names (`--server`, `--tool`); `None` approves everything scanned
+    /// and drops servers that are no longer scanned.
+    pub only: Option<&'a Selection>,
+    /// Trust on first use: tools a bulk approval adds are recorded as approved automatically.
+    pub auto_approve_new: bool,
+}
+
+/// The servers and tools named on the command line: a whole server (`--server NAME`) or some of
+/// its tools (`--tool SERVER/TOOL`).
+#[derive(Debug, Default)]
+pub struct Selection {
+    servers: BTreeMap<String, Scope>,
+}
+
+#[derive(Debug)]
+enum Scope {
+    Server,
+    Tools(BTreeSet<String>),
+}
+
+impl Selection {
+    /// `tools` are `SERVER/TOOL`; a server named whole takes precedence over its tools.
+    pub fn parse(servers: &[String], tools: &[String]) -> Result<Selection, Error> {
+        let mut selection = Selection::default();
+        for spec in tools {
+            let Some((server, tool)) = spec
+                .split_once('/')
+                .filter(|(s, t)| !s.is_empty() && !t.is_empty())
+            else {
+                return Err(Error::new(format!(
+                    "`--tool {spec}`: expected SERVER/TOOL, e.g. weather/get_forecast"
+                )));
+            };
+            let scope = selection
+                .servers
+                .entry(server.to_string())
+                .or_insert_with(|| Scope::Tools(BTreeSet::new()));
+            if let Scope::Tools(names) = scope {
+                names.insert(tool.to_string());
+            }
+        }
+        for server in servers {
+            selection.servers.insert(server.clone(), Scope::Server);
+        }
+        Ok(selection)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    pub fn names_server(&self, server: &str) -> bool {
+        self.servers.contains_key(server)
+    }
+
+    /// Every name must exist: a server among the scanned ones, a tool among the scanned or the
+    /// approved tools of its server (approving a tool that is gone removes it).
+    fn validate(&self, states: &[ServerState<'_>], lock: &Lock) -> Result<(), Error> {
+        for (server, scope) in &self.servers {
+            let Some(state) = states.iter().find(|s| &s.server.name == server) else {
+                return Err(Error::new(format!(
+                    "no scanned snapshot provides server `{server}`"
+                )));
+            };
+            if let Scope::Tools(tools) = scope {
+                let locked = lock.servers.get(server);
+                for tool in tools {
+                    let known = state.tools.contains_key(tool.as_str())
+                        || locked.is_some_and(|l| l.tools.contains_key(tool));
+                    if !known {
+                        return Err(Error::new(format!(
+                            "server `{server}` has no tool `{tool}`, scanned or approved"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `states` are fingerprinted with `options` (the new settings); `old_states`, with the old
-/// lock's settings, decide whether a server's content changed.
+/// lock's settings, decide whether a tool's content changed.
 pub fn approve(
     old: Option<&Lock>,
     states: &[ServerState<'_>],
@@ -36,86 +115,141 @@ pub fn approve(
     let rehash = lock.fingerprint != *options;
     if rehash && approval.only.is_some() {
         return Err(Error::new(
-            "the fingerprint settings differ from the lock's: run `mcp-scan lock` without --server to re-hash every server",
+            "the fingerprint settings differ from the lock's: run `mcp-scan lock` without --server or --tool to re-hash every server",
         ));
     }
     lock.fingerprint = options.clone();
-    if let Some(only) = approval.only {
-        for name in only {
-            if !states.iter().any(|s| &s.server.name == name) {
-                return Err(Error::new(format!(
-                    "no scanned snapshot provides server `{name}`"
-                )));
-            }
-        }
-    } else {
-        lock.servers
-            .retain(|name, _| states.iter().any(|s| &s.server.name == name));
+    match approval.only {
+        Some(only) => only.validate(states, &lock)?,
+        None => lock
+            .servers
+            .retain(|name, _| states.iter().any(|s| &s.server.name == name)),
     }
     for (state, old_state) in states.iter().zip(old_states) {
         let name = &state.server.name;
-        if approval.only.is_some_and(|only| !only.contains(name)) {
-            continue;
-        }
-        let tools: BTreeMap<String, LockedTool> = state
-            .tools
-            .iter()
-            .map(|(tool_name, t)| {
-                let locked = LockedTool {
-                    digest: t.digest.digest.clone(),
-                    fields: t.digest.fields.clone(),
-                    definition: hashed_definition(t.object, options),
-                };
-                (tool_name.to_string(), locked)
-            })
-            .collect();
-        let entry = match lock.servers.remove(name) {
-            Some(previous) if previous.baseline.hash == old_state.digest => LockedServer {
-                baseline: Baseline {
-                    hash: state.digest.clone(),
-                    ..previous.baseline
-                },
-                tools,
-                ..previous
+        let scope = match approval.only {
+            None => None,
+            Some(only) => match only.servers.get(name) {
+                Some(scope) => Some(scope),
+                None => continue,
             },
-            Some(previous) => {
-                let mut history = vec![previous.baseline.clone()];
-                history.extend(previous.history);
-                history.truncate(HISTORY_LEN);
-                LockedServer {
-                    status: previous.status,
-                    history,
-                    ..approved(previous.baseline.version + 1, state, approval, tools)
-                }
-            }
-            None => approved(1, state, approval, tools),
         };
+        let previous = lock.servers.remove(name);
+        let entry = approve_server(previous, state, old_state, scope, options, approval);
         lock.servers.insert(name.clone(), entry);
     }
     Ok(lock)
 }
 
-/// A server entry approving `state` now, as baseline `version`, with no history.
-fn approved(
-    version: u64,
+/// Approves the tools of one server that `scope` covers (all when `None`), leaving its other
+/// approved tools as they are.
+fn approve_server(
+    previous: Option<LockedServer>,
     state: &ServerState<'_>,
+    old_state: &ServerState<'_>,
+    scope: Option<&Scope>,
+    options: &FingerprintOptions,
     approval: &Approval<'_>,
-    tools: BTreeMap<String, LockedTool>,
 ) -> LockedServer {
-    LockedServer {
-        status: Status::Verified,
-        baseline: Baseline {
-            version,
-            hash: state.digest.clone(),
-            approved_at: approval.now.to_string(),
-            approved_by: approval.who.to_string(),
-        },
-        captured_at: state
-            .server
-            .captured_at
-            .clone()
-            .unwrap_or_else(|| approval.now.to_string()),
-        history: Vec::new(),
-        tools,
+    let mut tools = previous
+        .as_ref()
+        .map(|p| p.tools.clone())
+        .unwrap_or_default();
+    let in_scope = |tool: &str| match scope {
+        None | Some(Scope::Server) => true,
+        Some(Scope::Tools(names)) => names.contains(tool),
+    };
+    // Named on the command line: someone approved it by name, never merely on first use.
+    let named = scope.is_some();
+    let names: BTreeSet<String> = tools
+        .keys()
+        .cloned()
+        .chain(state.tools.keys().map(|k| k.to_string()))
+        .filter(|name| in_scope(name))
+        .collect();
+    let mut changed = Vec::new();
+    for name in names {
+        let Some(current) = state.tools.get(name.as_str()) else {
+            if tools.remove(&name).is_some() {
+                changed.push(name);
+            }
+            continue;
+        };
+        let before = tools.get(&name);
+        let old_digest = old_state
+            .tools
+            .get(name.as_str())
+            .map(|t| t.digest.digest.as_str());
+        let unchanged = before.is_some_and(|b| Some(b.digest.as_str()) == old_digest);
+        let stamp = if unchanged {
+            before.and_then(|b| b.approval.clone())
+        } else {
+            let kind = if before.is_none() && !named && approval.auto_approve_new {
+                ApprovalKind::Auto
+            } else {
+                ApprovalKind::Explicit
+            };
+            Some(ToolApproval {
+                // Locks written before tools recorded approvals do not know: from now on.
+                first_seen: before
+                    .and_then(|b| b.approval.as_ref())
+                    .map_or_else(|| approval.now.to_string(), |a| a.first_seen.clone()),
+                approved_at: approval.now.to_string(),
+                approved_by: approval.who.to_string(),
+                kind,
+            })
+        };
+        if !unchanged {
+            changed.push(name.clone());
+        }
+        let locked = LockedTool {
+            digest: current.digest.digest.clone(),
+            fields: current.digest.fields.clone(),
+            definition: hashed_definition(current.object, options),
+            approval: stamp,
+        };
+        tools.insert(name, locked);
     }
+    let hash = tools_digest(options.algorithm, &tools);
+    match previous {
+        Some(previous) if changed.is_empty() => LockedServer {
+            baseline: Baseline {
+                hash,
+                ..previous.baseline
+            },
+            tools,
+            ..previous
+        },
+        Some(previous) => LockedServer {
+            captured_at: captured_at(state, approval),
+            ..previous.advance(
+                options.algorithm,
+                tools,
+                changed,
+                approval.who,
+                approval.now,
+            )
+        },
+        None => LockedServer {
+            status: Status::Verified,
+            baseline: Baseline {
+                version: 1,
+                hash,
+                approved_at: approval.now.to_string(),
+                approved_by: approval.who.to_string(),
+                changed: Vec::new(),
+            },
+            captured_at: captured_at(state, approval),
+            history: Vec::new(),
+            tools,
+        },
+    }
+}
+
+fn captured_at(state: &ServerState<'_>, approval: &Approval<'_>) -> String {
+    state
+        .server
+        .captured_at
+        .clone()
+        .unwrap_or_else(|| approval.now.to_string())
 }

@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::commands;
 use crate::config::{Config, FailOn};
 use crate::error::Error;
+use crate::lock_merge::Prefer;
 use crate::render::Format;
 use crate::render::paint::Paint;
 use crate::rules::Catalogue;
@@ -97,6 +98,13 @@ pub struct CheckArgs {
     /// Every server must be approved: an unbaselined server is a high finding
     #[arg(long)]
     pub strict: bool,
+    /// Read one tools/list response (or result) from standard input instead of PATHS; needs
+    /// --server
+    #[arg(long, conflicts_with = "paths", requires = "server")]
+    pub stdin: bool,
+    /// With --stdin: the server the response came from (its baseline in the lock)
+    #[arg(long, value_name = "NAME", requires = "stdin")]
+    pub server: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -111,12 +119,41 @@ pub struct LockArgs {
     /// Approve only this server (repeatable); others keep their baseline
     #[arg(long, value_name = "NAME")]
     pub server: Vec<String>,
+    /// Approve only this tool's current definition: adds, updates or removes it (repeatable);
+    /// the server's other tools keep their approval
+    #[arg(long, value_name = "SERVER/TOOL")]
+    pub tool: Vec<String>,
+    /// Print what is being approved, field by field, before writing
+    #[arg(long)]
+    pub show_diff: bool,
+    /// Show what is being approved and ask before writing (needs a terminal)
+    #[arg(long, conflicts_with = "check")]
+    pub interactive: bool,
     /// Quarantine this server: every check fails on it until released
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["release", "check", "server"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["release", "check", "server", "tool"])]
     pub quarantine: Option<String>,
     /// Release a quarantined server
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["check", "server"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["check", "server", "tool"])]
     pub release: Option<String>,
+    /// Merge another lockfile into this one; conflicting definitions are an error unless
+    /// --prefer says which side wins
+    #[arg(long, value_name = "OTHER_LOCK", conflicts_with_all = ["paths", "server", "tool", "quarantine", "release", "reset"])]
+    pub import: Option<PathBuf>,
+    /// With --import: which definition wins a conflict
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SIDE",
+        requires = "import",
+        conflicts_with = "replace"
+    )]
+    pub prefer: Option<Prefer>,
+    /// With --import: take the other lockfile whole, replacing this one
+    #[arg(long, requires = "import")]
+    pub replace: bool,
+    /// Start a fresh lock from the scanned snapshots, keeping a timestamped backup of the old one
+    #[arg(long, conflicts_with_all = ["server", "tool", "quarantine", "release", "check"])]
+    pub reset: bool,
     /// Who approves (default: git user.email, else $USER)
     #[arg(long, value_name = "WHO")]
     pub approved_by: Option<String>,
@@ -142,9 +179,23 @@ pub struct DiffArgs {
 pub struct ShowArgs {
     #[command(flatten)]
     pub lock: LockFileArg,
-    /// List every tool with its digest
+    /// List every tool: digest, first seen, last approved, by whom and how
     #[arg(long)]
     pub detailed: bool,
+    /// Only servers and tools whose name contains TEXT (case-insensitive)
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub format: ShowFormat,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ShowFormat {
+    #[default]
+    Text,
+    /// Every server and tool, whatever --detailed says
+    Json,
 }
 
 #[derive(Args, Debug)]

@@ -83,6 +83,12 @@ pub struct Config {
     pub rules_dirs: Vec<PathBuf>,
     #[serde(default)]
     pub shadowing: ShadowingConfig,
+    /// Trust on first use for new servers and tools (default: yes in the discovery posture, no
+    /// in the strict one). Off, they fail `check` until approved, and `lock` records every
+    /// approval as explicit.
+    pub auto_approve_new: Option<bool>,
+    #[serde(default)]
+    pub drift: DriftConfig,
     /// Where the config was read from, for locating `unused-ignore` findings.
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -96,6 +102,32 @@ pub struct FingerprintConfig {
     /// Top-level tool fields left out of fingerprints (e.g. `annotations`); `_meta` always is.
     #[serde(default)]
     pub exclude: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftConfig {
+    #[serde(default)]
+    pub action: DriftAction,
+}
+
+/// What drift does to a run: `block` fails it (per `fail_on`), `alert` only reports. A
+/// quarantined server fails either way: quarantine is an explicit hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriftAction {
+    Alert,
+    #[default]
+    Block,
+}
+
+impl DriftAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DriftAction::Alert => "alert",
+            DriftAction::Block => "block",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -265,6 +297,12 @@ impl Config {
             algorithm: self.fingerprint.algorithm,
             exclude: self.fingerprint.exclude.iter().cloned().collect(),
         }
+    }
+
+    /// `auto_approve_new`, else its default for `posture`.
+    pub fn auto_approve_new(&self, posture: Posture) -> bool {
+        self.auto_approve_new
+            .unwrap_or(posture == Posture::Discovery)
     }
 
     pub fn rule_enabled(&self, id: &str) -> bool {

@@ -181,4 +181,6 @@ pub struct Finding {
     pub suppressed: Option<String>,
     /// Stable across reformatting: rule, server, tool, pointer and matched text, never line numbers.
     pub fingerprint: String,
+    /// For drift findings: the event a SIEM ingests (see [`crate::drift_event`]).
+    pub event: Option<crate::drift_event::DriftEvent>,
 }

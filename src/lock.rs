@@ -72,6 +72,9 @@ pub struct Baseline {
     pub hash: String,
     pub approved_at: String,
     pub approved_by: String,
+    /// The tools this approval added, changed or removed, by name (written as `changed`; empty
+    /// for a first approval, and in locks written before approvals recorded it).
+    pub changed: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -80,6 +83,76 @@ pub struct LockedTool {
     pub fields: BTreeMap<String, String>,
     /// The approved definition as hashed (without `_meta` and excluded fields).
     pub definition: Node,
+    /// Who approved this definition and how; `None` in locks written before tools recorded it.
+    pub approval: Option<ToolApproval>,
+}
+
+/// The approval of one tool's current definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolApproval {
+    /// When the tool was first approved under this name (kept across later changes).
+    pub first_seen: String,
+    pub approved_at: String,
+    pub approved_by: String,
+    pub kind: ApprovalKind,
+}
+
+/// Whether a person approved the entry by name, or it was trusted on first use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApprovalKind {
+    /// Added by a bulk `mcp-scan lock` under `auto_approve_new` (trust on first use).
+    Auto,
+    /// Named by `--tool`/`--server`, or a change to an approved tool that a review surfaced.
+    Explicit,
+}
+
+impl ApprovalKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalKind::Auto => "auto",
+            ApprovalKind::Explicit => "explicit",
+        }
+    }
+}
+
+/// Keys of a locked tool that record its approval: all present or all absent.
+const TOOL_APPROVAL_KEYS: [&str; 4] = ["firstSeen", "approvedAt", "approvedBy", "approval"];
+
+impl LockedServer {
+    /// The next baseline: `tools` approved by `who` at `now`, naming the `changed` tools; the
+    /// current baseline moves into the history.
+    pub fn advance(
+        self,
+        algorithm: Algorithm,
+        tools: BTreeMap<String, LockedTool>,
+        changed: Vec<String>,
+        who: &str,
+        now: &str,
+    ) -> LockedServer {
+        let mut history = vec![self.baseline.clone()];
+        history.extend(self.history);
+        history.truncate(HISTORY_LEN);
+        LockedServer {
+            baseline: Baseline {
+                version: self.baseline.version + 1,
+                hash: tools_digest(algorithm, &tools),
+                approved_at: now.to_string(),
+                approved_by: who.to_string(),
+                changed,
+            },
+            history,
+            tools,
+            ..self
+        }
+    }
+}
+
+/// The server digest of a set of approved tools (the baseline hash).
+pub fn tools_digest(algorithm: Algorithm, tools: &BTreeMap<String, LockedTool>) -> String {
+    fingerprint::server_digest(
+        algorithm,
+        tools.iter().map(|(n, t)| (n.as_str(), t.digest.as_str())),
+    )
 }
 
 impl Lock {
@@ -358,11 +431,12 @@ fn read_fingerprint(node: &Node, d: &Decoder<'_>) -> Result<FingerprintOptions, 
     Ok(FingerprintOptions { algorithm, exclude })
 }
 
-const BASELINE_KEYS: [&str; 4] = [
+const BASELINE_KEYS: [&str; 5] = [
     "baselineVersion",
     "baselineHash",
     "approvedAt",
     "approvedBy",
+    "changed",
 ];
 
 fn read_baseline(
@@ -379,6 +453,14 @@ fn read_baseline(
             .to_string(),
         approved_at: d.string(field("approvedAt")?, "`approvedAt`")?.to_string(),
         approved_by: d.string(field("approvedBy")?, "`approvedBy`")?.to_string(),
+        changed: match obj.get("changed") {
+            Some(list) => d
+                .array(list, "`changed`")?
+                .iter()
+                .map(|n| d.string(n, "a changed tool name").map(str::to_string))
+                .collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        },
     })
 }
 
@@ -426,7 +508,9 @@ fn read_server(node: &Node, d: &Decoder<'_>) -> Result<LockedServer, Error> {
 fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
     let what = "a locked tool";
     let obj = d.object(node, what)?;
-    d.only_keys(obj, &["digest", "fields", "definition"], what)?;
+    let mut allowed = vec!["digest", "fields", "definition"];
+    allowed.extend(TOOL_APPROVAL_KEYS);
+    d.only_keys(obj, &allowed, what)?;
     let mut fields = BTreeMap::new();
     for member in d
         .object(d.required(node, obj, "fields", what)?, "`fields`")?
@@ -445,7 +529,40 @@ fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
             .to_string(),
         fields,
         definition: definition.clone(),
+        approval: read_tool_approval(node, obj, d)?,
     })
+}
+
+fn read_tool_approval(
+    node: &Node,
+    obj: &Object,
+    d: &Decoder<'_>,
+) -> Result<Option<ToolApproval>, Error> {
+    if TOOL_APPROVAL_KEYS.iter().all(|k| obj.get(k).is_none()) {
+        return Ok(None);
+    }
+    let what = "a locked tool's approval";
+    let field = |key: &str| -> Result<String, Error> {
+        let value = d.required(node, obj, key, what)?;
+        Ok(d.string(value, &format!("`{key}`"))?.to_string())
+    };
+    let kind_node = d.required(node, obj, "approval", what)?;
+    let kind = match d.string(kind_node, "`approval`")? {
+        "auto" => ApprovalKind::Auto,
+        "explicit" => ApprovalKind::Explicit,
+        other => {
+            return Err(d.error(
+                kind_node,
+                format!("unknown approval `{other}` (expected auto or explicit)"),
+            ));
+        }
+    };
+    Ok(Some(ToolApproval {
+        first_seen: field("firstSeen")?,
+        approved_at: field("approvedAt")?,
+        approved_by: field("approvedBy")?,
+        kind,
+    }))
 }
 
 fn baseline_members(out: &mut Object, baseline: &Baseline) {
@@ -453,6 +570,13 @@ fn baseline_members(out: &mut Object, baseline: &Baseline) {
     out.insert("baselineHash", Node::string(baseline.hash.clone()));
     out.insert("approvedAt", Node::string(baseline.approved_at.clone()));
     out.insert("approvedBy", Node::string(baseline.approved_by.clone()));
+    // Only when known, so locks written before approvals recorded it keep their bytes.
+    if !baseline.changed.is_empty() {
+        out.insert(
+            "changed",
+            Node::array(baseline.changed.iter().map(Node::string).collect()),
+        );
+    }
 }
 
 fn server_node(server: &LockedServer) -> Node {
@@ -480,6 +604,12 @@ fn server_node(server: &LockedServer) -> Node {
         }
         t.insert("fields", Node::object(fields));
         t.insert("definition", tool.definition.clone());
+        if let Some(approval) = &tool.approval {
+            t.insert("firstSeen", Node::string(approval.first_seen.clone()));
+            t.insert("approvedAt", Node::string(approval.approved_at.clone()));
+            t.insert("approvedBy", Node::string(approval.approved_by.clone()));
+            t.insert("approval", Node::string(approval.kind.as_str()));
+        }
         tools.insert(name.clone(), Node::object(t));
     }
     obj.insert("tools", Node::object(tools));

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use crate::checks::{self, Context, Draft, LockInUse};
-use crate::config::{Config, FailOn, Posture};
+use crate::config::{Config, DriftAction, FailOn, Posture};
+use crate::drift_event;
 use crate::error::Error;
-use crate::finding::{Finding, Location, Severity};
+use crate::finding::{Category, Finding, Location, Severity};
 use crate::fingerprint::FingerprintOptions;
 use crate::input::{self, Inputs, LoadOptions, Skipped};
 use crate::json::{Limits, Pointer};
@@ -45,6 +46,18 @@ pub struct Summary {
     pub tools: usize,
     pub skipped: Vec<Skipped>,
     pub fail_on: FailOn,
+    pub drift_action: DriftAction,
+}
+
+impl Summary {
+    /// Whether an active finding fails the run: at or above `--fail-on`, unless it is drift and
+    /// drift only alerts (a quarantined server fails regardless: quarantine is an explicit hold).
+    pub fn fails(&self, f: &Finding) -> bool {
+        let alert_only = self.drift_action == DriftAction::Alert
+            && f.category == Category::Drift
+            && f.rule != "server-quarantined";
+        self.fail_on.fails(f.severity) && !alert_only
+    }
 }
 
 impl Report {
@@ -63,10 +76,7 @@ impl Report {
 
     /// 1 when any active finding is at or above `--fail-on`, else 0. Never depends on the format.
     pub fn exit_code(&self) -> u8 {
-        u8::from(
-            self.active()
-                .any(|f| self.summary.fail_on.fails(f.severity)),
-        )
+        u8::from(self.active().any(|f| self.summary.fails(f)))
     }
 }
 
@@ -115,11 +125,22 @@ pub fn load_inputs(
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
     let lock = load_lock(&options.lock_path, options.lock_required).map_err(|e| vec![e])?;
-    let mut inputs = load_inputs(
+    let inputs = load_inputs(
         &options.paths,
         std::slice::from_ref(&options.lock_path),
         true,
     )?;
+    scan_loaded(inputs, lock, options, catalogue)
+}
+
+/// The engine over inputs already loaded (from files, or from memory: `check --stdin` and
+/// [`crate::embed`]); `options.paths` and `options.lock_path` are not read.
+pub fn scan_loaded(
+    mut inputs: Inputs,
+    lock: Option<(Lock, SourceFile)>,
+    options: &ScanOptions,
+    catalogue: &Catalogue,
+) -> Result<Report, Vec<Error>> {
     let input_files = inputs.sources.len();
     let lock = lock.map(|(lock, file)| LockInUse {
         lock,
@@ -154,6 +175,7 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         tools: inputs.tool_count(),
         skipped: inputs.skipped.clone(),
         fail_on: options.fail_on,
+        drift_action: options.config.drift.action,
     };
     let mut ignore_used = vec![false; options.config.ignore.len()];
     let mut findings = finalize_all(
@@ -162,6 +184,13 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         &options.config,
         catalogue,
         &mut ignore_used,
+    );
+    drift_event::attach(
+        &mut findings,
+        &states,
+        lock.as_ref().map(|l| &l.lock),
+        &fingerprint,
+        |f| f.suppressed.is_none() && summary.fails(f),
     );
     drop(states);
     let mut sources = inputs.sources;
@@ -232,6 +261,7 @@ pub fn screen(
         tools: inputs.tool_count(),
         skipped: inputs.skipped,
         fail_on,
+        drift_action: config.drift.action,
     };
     locate_and_sort(&inputs.sources, &mut findings);
     Report {
@@ -329,6 +359,7 @@ fn finalize(
         change: draft.change,
         suppressed,
         fingerprint,
+        event: None,
     })
 }
 

@@ -28,6 +28,9 @@ impl Check for Drift {
 
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
         let locked_servers = cx.lock.map(|l| &l.lock.servers);
+        // Trust on first use: new servers and tools are informational until someone asks for
+        // every one of them to be approved (the strict posture, or `auto_approve_new: false`).
+        let trust_new = cx.posture != Posture::Strict && cx.config.auto_approve_new(cx.posture);
         for state in cx.states {
             let server = state.server;
             let locked = locked_servers.and_then(|s| s.get(&server.name));
@@ -60,7 +63,7 @@ impl Check for Drift {
                         ),
                     )
                     .server(&server.name);
-                    if cx.posture == Posture::Strict {
+                    if !trust_new {
                         draft = draft.severity(Severity::High);
                     }
                     out.push(draft);
@@ -68,7 +71,7 @@ impl Check for Drift {
                 ServerDelta::Changed(deltas) => {
                     if let (Some(locked), Some(lock)) = (locked, cx.lock) {
                         for delta in &deltas {
-                            tool_delta(state, locked, lock.source, delta, out);
+                            tool_delta(state, locked, lock.source, delta, trust_new, out);
                         }
                     }
                 }
@@ -113,13 +116,14 @@ fn tool_delta(
     locked: &LockedServer,
     lock_source: crate::source::SourceId,
     delta: &ToolDelta<'_, '_>,
+    trust_new: bool,
     out: &mut Vec<Draft>,
 ) {
     let server = state.server;
     let version = locked.baseline.version;
     match delta {
-        ToolDelta::Added(tool) => out.push(
-            Draft::new(
+        ToolDelta::Added(tool) => out.push({
+            let draft = Draft::new(
                 "tool-added",
                 Location::new(server.source, tool.tool.pointer.key("name")),
                 format!(
@@ -128,8 +132,13 @@ fn tool_delta(
                 ),
             )
             .server(&server.name)
-            .tool(&tool.tool.name),
-        ),
+            .tool(&tool.tool.name);
+            if trust_new {
+                draft
+            } else {
+                draft.severity(Severity::High)
+            }
+        }),
         ToolDelta::Removed(name, _) => out.push(
             Draft::new(
                 "tool-removed",

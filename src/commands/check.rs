@@ -1,10 +1,14 @@
 //! `mcp-scan check`: scan, report, exit 1 on findings at or above `--fail-on`.
 
+use std::io::Read;
+use std::path::Path;
+
 use crate::cli::{CheckArgs, Env};
-use crate::config::Posture;
+use crate::config::{Config, Posture};
+use crate::embed::verify;
 use crate::error::Error;
 use crate::render::{self, Format};
-use crate::scan::{ScanOptions, scan};
+use crate::scan::{Report, ScanOptions, load_lock, scan};
 
 pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
     let (lock_path, lock_required) = env.lock_path(&args.lock);
@@ -20,7 +24,10 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
         },
         fail_on: args.fail_on.or(env.config.fail_on).unwrap_or_default(),
     };
-    let report = scan(&options, &env.catalogue)?;
+    let report = match (&args.server, args.stdin) {
+        (Some(server), true) => from_stdin(&options, server, &env.catalogue)?,
+        _ => scan(&options, &env.catalogue)?,
+    };
     let text = match args.format {
         Format::Text => render::text::render(&report, env.paint, env.verbose),
         Format::Json => render::json::render(&report),
@@ -33,4 +40,25 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
     };
     super::emit(&text, args.output.as_deref()).map_err(|e| vec![e])?;
     Ok(report.exit_code())
+}
+
+/// `--stdin --server NAME`: one tools/list response read from standard input, verified against
+/// that server's baseline (a proxy calls this once per response).
+fn from_stdin(
+    options: &ScanOptions,
+    server: &str,
+    catalogue: &crate::rules::Catalogue,
+) -> Result<Report, Vec<Error>> {
+    let label = Path::new("<stdin>");
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| vec![Error::in_file(label, format!("cannot read: {e}"))])?;
+    let lock = load_lock(&options.lock_path, options.lock_required).map_err(|e| vec![e])?;
+    let config = Config {
+        posture: options.posture,
+        fail_on: Some(options.fail_on),
+        ..options.config.clone()
+    };
+    verify(lock, server, label, text, &config, catalogue).map_err(|e| vec![e])
 }

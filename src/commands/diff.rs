@@ -159,7 +159,35 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
         display_path(&lock_path),
         display_path(&label)
     );
-    for change in &changes {
+    approvals(&mut out, &changes, paint);
+    let _ = match changes.len() {
+        0 => writeln!(out, "no approvals changed"),
+        n => writeln!(out, "{n} server(s) with changed approvals"),
+    };
+    if report.summary.tools > 0 {
+        out.push('\n');
+        for finding in report.active() {
+            finding_block(&mut out, finding, &report.sources, paint);
+        }
+        let _ = write!(
+            out,
+            "content rules over {}: {}",
+            count(report.summary.tools, "approved tool definition"),
+            finding_counts(&report, paint)
+        );
+        let _ = match report.suppressed_count() {
+            0 => writeln!(out),
+            n => writeln!(out, "; {n} suppressed by ignores"),
+        };
+    }
+    super::emit(&out, None)?;
+    Ok(report.exit_code())
+}
+
+/// Every approval in `changes`, tool by tool with field diffs: also what `lock --show-diff`
+/// prints before it writes.
+pub fn approvals(out: &mut String, changes: &[ServerChange<'_>], paint: Paint) {
+    for change in changes {
         match change {
             ServerChange::Added(name, server) => {
                 let _ = writeln!(
@@ -170,7 +198,7 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
                     server.tools.len()
                 );
                 for (tool, locked) in &server.tools {
-                    added_tool(&mut out, tool, locked.definition.as_object(), paint);
+                    added_tool(out, tool, locked.definition.as_object(), paint);
                 }
             }
             ServerChange::Removed(name, _) => {
@@ -197,7 +225,7 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
                 for tool in tools {
                     match tool {
                         ToolChange::Added(tool, locked) => {
-                            added_tool(&mut out, tool, locked.definition.as_object(), paint);
+                            added_tool(out, tool, locked.definition.as_object(), paint);
                         }
                         ToolChange::Removed(tool, _) => {
                             let _ = writeln!(out, "    {} {tool}", paint.removed("-"));
@@ -210,7 +238,7 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
                         } => {
                             let _ = writeln!(out, "    ~ {tool}: {}", fields.join(", "));
                             field_diffs(
-                                &mut out,
+                                out,
                                 fields,
                                 old.definition.as_object(),
                                 new.definition.as_object(),
@@ -222,28 +250,6 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
             }
         }
     }
-    let _ = match changes.len() {
-        0 => writeln!(out, "no approvals changed"),
-        n => writeln!(out, "{n} server(s) with changed approvals"),
-    };
-    if report.summary.tools > 0 {
-        out.push('\n');
-        for finding in report.active() {
-            finding_block(&mut out, finding, &report.sources, paint);
-        }
-        let _ = write!(
-            out,
-            "content rules over {}: {}",
-            count(report.summary.tools, "approved tool definition"),
-            finding_counts(&report, paint)
-        );
-        let _ = match report.suppressed_count() {
-            0 => writeln!(out),
-            n => writeln!(out, "; {n} suppressed by ignores"),
-        };
-    }
-    super::emit(&out, None)?;
-    Ok(report.exit_code())
 }
 
 /// The content rules (pattern rules, hidden content, contradictory annotations) over the

@@ -1,7 +1,11 @@
-//! `mcp-scan lock`: approve the scanned definitions into mcp.lock, check that it is up to date,
-//! or quarantine and release servers.
+//! `mcp-scan lock`: approve the scanned definitions into mcp.lock (all, or some servers and
+//! tools), check that it is up to date, import another lock, start afresh, or quarantine and
+//! release servers.
 
-use crate::approve::{Approval, approve};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use crate::approve::{Approval, Selection, approve};
 use crate::approver::approver;
 use crate::cli::{Env, LockArgs};
 use crate::clients::launch;
@@ -10,13 +14,23 @@ use crate::error::Error;
 use crate::fingerprint::Algorithm;
 use crate::input::ConfigInput;
 use crate::lock::{Lock, Status, WriteGuard};
+use crate::lock_diff;
+use crate::lock_merge::merge;
 use crate::prompts;
 use crate::render::count;
+use crate::render::paint::Paint;
 use crate::scan::{load_inputs, load_lock};
 use crate::source::display_path;
 use crate::state::server_states;
 
 pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
+    // Checked first: a CI job must fail fast rather than wait for an answer nobody can give.
+    if args.interactive && !std::io::stdin().is_terminal() {
+        return Err(vec![
+            Error::new("--interactive asks on a terminal, and standard input is not one")
+                .with_help("name what to approve instead: `mcp-scan lock --tool SERVER/TOOL`"),
+        ]);
+    }
     let (lock_path, _) = env.lock_path(&args.lock);
     let shown = display_path(&lock_path);
     let _guard = WriteGuard::acquire(&lock_path).map_err(|e| vec![e])?;
@@ -31,40 +45,15 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     let old = load_lock(&lock_path, false)
         .map_err(|e| vec![e])?
         .map(|(lock, _)| lock);
-    let inputs = load_inputs(
-        &env.paths(&args.paths),
-        std::slice::from_ref(&lock_path),
-        false,
-    )?;
-    let options = env.config.fingerprint_options();
-    let states = server_states(&inputs, &options);
-    let old_options = old.as_ref().map_or(&options, |l| &l.fingerprint);
-    let old_states = if *old_options == options {
-        None
-    } else {
-        Some(server_states(&inputs, old_options))
-    };
     let who = approver(args.approved_by.as_deref());
     let now = clock::now().map_err(|e| vec![e])?;
-    let approval = Approval {
-        who: &who,
-        now: &now,
-        only: (!args.server.is_empty()).then_some(args.server.as_slice()),
+    // What the new lock is compared with: nothing, for a fresh start.
+    let base = if args.reset { None } else { old.as_ref() };
+    let new = match &args.import {
+        Some(other) => imported(old.as_ref(), other, args, &who, &now).map_err(|e| vec![e])?,
+        None => approved(env, args, base, &who, &now)?,
     };
-    let mut new = approve(
-        old.as_ref(),
-        &states,
-        old_states.as_deref().unwrap_or(&states),
-        &options,
-        &approval,
-    )
-    .map_err(|e| vec![e])?;
-    // Approving some servers (`--server`) leaves the pinned prompts as they were.
-    if approval.only.is_none() {
-        new.prompts = prompts::pin(&env.config.prompts, options.algorithm).map_err(|e| vec![e])?;
-    }
-    pin_launch_specs(&mut new, &inputs.configs, approval.only, options.algorithm);
-    let up_to_date = old.as_ref().is_some_and(|old| old.render() == new.render());
+    let up_to_date = base.is_some_and(|old| old.render() == new.render());
     if args.check {
         if up_to_date {
             eprintln!("{shown} is up to date");
@@ -72,6 +61,21 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         }
         eprintln!("{shown} is out of date: review with `mcp-scan diff`, then run `mcp-scan lock`");
         return Ok(1);
+    }
+    if args.show_diff || args.interactive {
+        show_approvals(base, &new, env.paint).map_err(|e| vec![e])?;
+    }
+    if args.interactive && !up_to_date && !confirm().map_err(|e| vec![e])? {
+        eprintln!("not approved: {shown} is unchanged");
+        return Ok(0);
+    }
+    // A reset that changes nothing needs no backup.
+    let unchanged = old.as_ref().is_some_and(|old| old.render() == new.render());
+    if args.reset
+        && !unchanged
+        && let Some(backup) = back_up(&lock_path, &now).map_err(|e| vec![e])?
+    {
+        eprintln!("backed up the previous lock to {}", display_path(&backup));
     }
     let written = new.write(&lock_path).map_err(|e| vec![e])?;
     let contents = format!(
@@ -87,13 +91,122 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     Ok(0)
 }
 
+/// The lock after approving the scanned snapshots (all, or what `--server`/`--tool` name).
+fn approved(
+    env: &Env,
+    args: &LockArgs,
+    old: Option<&Lock>,
+    who: &str,
+    now: &str,
+) -> Result<Lock, Vec<Error>> {
+    let (lock_path, _) = env.lock_path(&args.lock);
+    let inputs = load_inputs(
+        &env.paths(&args.paths),
+        std::slice::from_ref(&lock_path),
+        false,
+    )?;
+    let options = env.config.fingerprint_options();
+    let states = server_states(&inputs, &options);
+    let old_options = old.map_or(&options, |l| &l.fingerprint);
+    let old_states = if *old_options == options {
+        None
+    } else {
+        Some(server_states(&inputs, old_options))
+    };
+    let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
+    let only = (!selection.is_empty()).then_some(&selection);
+    let approval = Approval {
+        who,
+        now,
+        only,
+        auto_approve_new: env.config.auto_approve_new(env.config.posture),
+    };
+    let mut new = approve(
+        old,
+        &states,
+        old_states.as_deref().unwrap_or(&states),
+        &options,
+        &approval,
+    )
+    .map_err(|e| vec![e])?;
+    // Approving some servers or tools leaves the pinned prompts as they were.
+    if only.is_none() {
+        new.prompts = prompts::pin(&env.config.prompts, options.algorithm).map_err(|e| vec![e])?;
+    }
+    pin_launch_specs(&mut new, &inputs.configs, only, options.algorithm);
+    Ok(new)
+}
+
+/// `--import OTHER`: merged into the current lock, or taken whole with `--replace`.
+fn imported(
+    old: Option<&Lock>,
+    other: &Path,
+    args: &LockArgs,
+    who: &str,
+    now: &str,
+) -> Result<Lock, Error> {
+    let Some((theirs, _)) = Lock::load(other)? else {
+        return Err(Error::in_file(
+            other,
+            "the lockfile to import does not exist",
+        ));
+    };
+    match old {
+        Some(ours) if !args.replace => merge(ours, &theirs, args.prefer, who, now),
+        _ => Ok(theirs),
+    }
+}
+
+/// Prints every approval the new lock makes relative to `old`, as `diff --base` would.
+fn show_approvals(old: Option<&Lock>, new: &Lock, paint: Paint) -> Result<(), Error> {
+    let empty = Lock::empty(new.fingerprint.clone());
+    let changes = lock_diff::compare(old.unwrap_or(&empty), new);
+    let mut out = String::new();
+    super::diff::approvals(&mut out, &changes, paint);
+    if changes.is_empty() {
+        out.push_str("nothing new to approve\n");
+    }
+    super::emit(&out, None)
+}
+
+/// Asks on the terminal; anything but yes declines.
+fn confirm() -> Result<bool, Error> {
+    eprint!("approve these changes? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .map_err(|e| Error::new(format!("cannot read the answer: {e}")))?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// Copies the lockfile to `<name>.<timestamp>.bak` next to it (never over an earlier backup);
+/// `None` when there is no lockfile yet.
+fn back_up(path: &Path, now: &str) -> Result<Option<PathBuf>, Error> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let stamp: String = now.chars().filter(|c| !matches!(c, '-' | ':')).collect();
+    let name = path
+        .file_name()
+        .map_or_else(|| "mcp.lock".into(), |n| n.to_string_lossy().into_owned());
+    let mut backup = path.with_file_name(format!("{name}.{stamp}.bak"));
+    let mut n = 1;
+    while backup.exists() {
+        n += 1;
+        backup = path.with_file_name(format!("{name}.{stamp}-{n}.bak"));
+    }
+    std::fs::copy(path, &backup)
+        .map_err(|e| Error::in_file(&backup, format!("cannot back up the lockfile: {e}")))?;
+    Ok(Some(backup))
+}
+
 /// Pins the launch specs of the scanned client configs. A run that scanned no config leaves the
 /// section alone (the configs usually live outside the snapshot directory); `--server` updates
 /// only the servers it names.
 fn pin_launch_specs(
     lock: &mut Lock,
     configs: &[ConfigInput],
-    only: Option<&[String]>,
+    only: Option<&Selection>,
     algorithm: Algorithm,
 ) {
     if configs.is_empty() {
@@ -101,9 +214,9 @@ fn pin_launch_specs(
     }
     match only {
         None => lock.launch = launch::pin(configs, algorithm),
-        Some(names) => {
+        Some(selection) => {
             for (name, (_, server)) in launch::first_definitions(configs) {
-                if names.iter().any(|n| n == name) {
+                if selection.names_server(name) {
                     lock.launch
                         .insert(name.to_string(), launch::locked(server, algorithm));
                 }

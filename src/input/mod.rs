@@ -33,6 +33,26 @@ pub struct Server {
     pub tools: Vec<ToolRef>,
 }
 
+impl Server {
+    fn from_snapshot(name: String, source: SourceId, shape: snapshot::SnapshotShape) -> Server {
+        Server {
+            name,
+            source,
+            origin: Origin::Snapshot(shape.kind),
+            captured_at: shape.captured_at,
+            server_field: shape.server.map(|(_, pointer)| pointer),
+            tools: shape
+                .tools
+                .into_iter()
+                .map(|t| ToolRef {
+                    name: t.name,
+                    pointer: t.pointer,
+                })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
     Snapshot(SnapshotKind),
@@ -159,26 +179,12 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
                 continue;
             }
             Loaded::Snapshot(shape) => {
-                let (name, server_field) = match shape.server {
-                    Some((name, pointer)) => (name, Some(pointer)),
-                    None => (file_stem(&path), None),
+                let name = match &shape.server {
+                    Some((name, _)) => name.clone(),
+                    None => file_stem(&path),
                 };
                 let source = inputs.sources.add(file);
-                vec![Server {
-                    name,
-                    source,
-                    origin: Origin::Snapshot(shape.kind),
-                    captured_at: shape.captured_at,
-                    server_field,
-                    tools: shape
-                        .tools
-                        .into_iter()
-                        .map(|t| ToolRef {
-                            name: t.name,
-                            pointer: t.pointer,
-                        })
-                        .collect(),
-                }]
+                vec![Server::from_snapshot(name, source, shape)]
             }
             Loaded::Lockfile(lock) => lock_servers(&lock, inputs.sources.add(file)),
         };
@@ -263,6 +269,36 @@ fn load_file(
         }
     };
     Ok((SourceFile::new(path.clone(), text, Some(root)), loaded))
+}
+
+/// One `tools/list` response or result held in memory (standard input, a gateway's live
+/// traffic) as the tools of `server`; `label` names it in locations (e.g. `<stdin>`).
+pub fn from_text(
+    label: &Path,
+    text: String,
+    server: &str,
+    limits: &Limits,
+) -> Result<Inputs, Error> {
+    let root = parse(&text, Dialect::Json, limits)
+        .map_err(|e| Error::at_offset(label, &text, e.offset, e.message))?;
+    let shape = match classify(&root, &Decoder::new(label, &text))? {
+        Shape::Snapshot(shape) => shape,
+        Shape::NotSnapshot(reason) => {
+            return Err(Error::in_file(
+                label,
+                format!("not an MCP tools/list response: {reason}"),
+            ));
+        }
+    };
+    let mut sources = Sources::default();
+    let source = sources.add(SourceFile::new(label.to_path_buf(), text, Some(root)));
+    Ok(Inputs {
+        servers: vec![Server::from_snapshot(server.to_string(), source, shape)],
+        sources,
+        skipped: Vec::new(),
+        configs: Vec::new(),
+        prompts: Vec::new(),
+    })
 }
 
 /// Reads a file as UTF-8, with the line and column of the first invalid byte when it is not.

@@ -31,6 +31,21 @@ struct JsonFinding<'a> {
     /// Present when an `ignore` entry in the config matched; such findings never fail a run.
     #[serde(skip_serializing_if = "Option::is_none")]
     suppressed: Option<Suppression<'a>>,
+    /// On drift findings: an event for a SIEM (see `drift_event`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event: Option<JsonEvent<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEvent<'a> {
+    server: Option<&'a str>,
+    previous_digest: Option<&'a str>,
+    current_digest: Option<&'a str>,
+    baseline_version: Option<u64>,
+    changed: &'a [String],
+    added: &'a [String],
+    removed: &'a [String],
+    action: &'static str,
 }
 
 #[derive(Serialize)]
@@ -105,6 +120,16 @@ fn finding<'a>(f: &'a Finding, sources: &Sources) -> JsonFinding<'a> {
         related: f.related.iter().map(|r| location(sources, r)).collect(),
         fingerprint: &f.fingerprint,
         suppressed: f.suppressed.as_deref().map(|reason| Suppression { reason }),
+        event: f.event.as_ref().map(|e| JsonEvent {
+            server: e.server.as_deref(),
+            previous_digest: e.previous_digest.as_deref(),
+            current_digest: e.current_digest.as_deref(),
+            baseline_version: e.baseline_version,
+            changed: &e.changed,
+            added: &e.added,
+            removed: &e.removed,
+            action: e.action.as_str(),
+        }),
     }
 }
 

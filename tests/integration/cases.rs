@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::common::{run, scratch_copy};
+use crate::common::{run, run_with_stdin, scratch_copy};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,8 +21,14 @@ struct Case {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "lowercase")]
 enum Step {
-    /// Run `mcp-scan` with these arguments and expect this exit code.
-    Run { args: Vec<String>, exit: i32 },
+    /// Run `mcp-scan` with these arguments and expect this exit code; `stdin` names a file of
+    /// the case to pipe to it.
+    Run {
+        args: Vec<String>,
+        exit: i32,
+        #[serde(default)]
+        stdin: Option<String>,
+    },
     /// Copy a file within the case directory (e.g. a drifted snapshot over the approved one).
     Copy { from: String, to: String },
     /// Copy a file from `testdata/shared/` into the case directory (creating folders).
@@ -44,11 +50,17 @@ fn run_case(case_file: &Path) -> String {
     let mut transcript = format!("# {}\n", case.about.trim());
     for step in case.steps {
         match step {
-            Step::Run { args, exit } => {
-                let out = run(dir, &args);
+            Step::Run { args, exit, stdin } => {
+                let out = match &stdin {
+                    Some(file) => {
+                        run_with_stdin(dir, &args, &std::fs::read(dir.join(file)).unwrap())
+                    }
+                    None => run(dir, &args),
+                };
+                let redirect = stdin.map(|f| format!(" < {f}")).unwrap_or_default();
                 let _ = write!(
                     transcript,
-                    "\n$ mcp-scan {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+                    "\n$ mcp-scan {}{redirect}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
                     args.join(" "),
                     out.code,
                     out.stdout,

@@ -1,7 +1,8 @@
 //! Running the real binary in a scratch copy of a case directory, with a pinned environment.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 pub const EPOCH: &str = "1790000000";
 
@@ -18,7 +19,21 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
 
 /// [`run`], with some of the pinned environment overridden.
 pub fn run_with_env(dir: &Path, args: &[String], overrides: &[(&str, &str)]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+    run_full(dir, args, overrides, None)
+}
+
+/// [`run`], with `stdin` as standard input.
+pub fn run_with_stdin(dir: &Path, args: &[String], stdin: &[u8]) -> Output {
+    run_full(dir, args, &[], Some(stdin))
+}
+
+fn run_full(
+    dir: &Path,
+    args: &[String],
+    overrides: &[(&str, &str)],
+    stdin: Option<&[u8]>,
+) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -28,8 +43,18 @@ pub fn run_with_env(dir: &Path, args: &[String], overrides: &[(&str, &str)]) -> 
         .env("NO_COLOR", "1")
         .env("HOME", dir)
         .envs(overrides.iter().copied())
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("the mcp-scan binary runs");
+    // Dropped after writing, so the child sees end of input (no input: at once).
+    let mut input = child.stdin.take().expect("a piped stdin");
+    input
+        .write_all(stdin.unwrap_or_default())
+        .expect("write stdin");
+    drop(input);
+    let output = child.wait_with_output().expect("mcp-scan finishes");
     let code = output
         .status
         .code()
