@@ -1,15 +1,18 @@
-//! `mcp-scan record`: start the stdio servers of MCP client configs and write what their
-//! `tools/list` returns as snapshots in the recording format, one file per server.
+//! `mcp-scan record`: start the stdio servers of MCP client configs (or reach their remote
+//! servers over Streamable HTTP) and write what their `tools/list` returns as snapshots in the
+//! recording format, one file per server.
 //!
 //! This is the only part of mcp-scan that starts processes. Each server gets a clean
 //! environment: `PATH` and `HOME` (needed to launch anything) plus exactly the `env` its config
 //! gives, with references expanded from mcp-scan's own environment. Expanded values exist only in
-//! the child's environment and arguments; they are redacted from the log, and a snapshot that
-//! would contain one is not written.
+//! the child's environment and arguments, or in the HTTP requests; they are redacted from the log
+//! and from error messages, and a snapshot that would contain one is not written.
 
+mod http;
 mod process;
 mod redact;
 mod session;
+mod stdio;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,9 +22,10 @@ use crate::clients::{self, ClientConfig, ConfiguredServer, Transport};
 use crate::error::Error;
 use crate::json::canonical::to_pretty_string;
 use crate::json::{Node, Object};
+use http::HttpServer;
 use process::{ServerProcess, Spec};
 use redact::Redactor;
-use session::Budget;
+use session::{Budget, Captured};
 
 /// Looked for, in this order, when no config is named.
 pub const WELL_KNOWN_CONFIGS: [&str; 6] = [
@@ -38,7 +42,7 @@ pub const MAX_PAGES: usize = 100;
 
 pub struct RecordOptions {
     pub configs: Vec<PathBuf>,
-    /// Record only these servers; every stdio server when empty.
+    /// Record only these servers; every server when empty.
     pub servers: Vec<String>,
     pub out: PathBuf,
     pub timeout: Duration,
@@ -150,17 +154,6 @@ fn plan<'a>(
                 ));
                 continue;
             }
-            if let Transport::Remote { .. } = server.transport {
-                let message = format!(
-                    "`{}` is a remote server: recording over HTTP is not supported yet",
-                    server.name
-                );
-                if named {
-                    return Err(Error::in_file(path, message));
-                }
-                progress(&format!("skipped: {message}"));
-                continue;
-            }
             if server.disabled && !named {
                 progress(&format!(
                     "skipped `{}`: disabled in its config",
@@ -199,7 +192,7 @@ fn plan<'a>(
         }
     }
     if plan.is_empty() {
-        return Err(Error::new("no stdio server to record in the given configs"));
+        return Err(Error::new("no server to record in the given configs"));
     }
     Ok(plan)
 }
@@ -232,20 +225,15 @@ fn log_path(out: &Path, stem: &str) -> PathBuf {
 
 fn record_one(planned: &Planned<'_>, options: &RecordOptions) -> Result<(usize, PathBuf), String> {
     let server = planned.server;
-    let (spec, secrets) = launch_spec(planned.config_path, server)?;
-    let redactor = Redactor::new(secrets);
-    let log_file = log_path(&options.out, &planned.file_stem);
-    let log = std::fs::File::create(&log_file)
-        .map_err(|e| format!("cannot create {}: {e}", log_file.display()))?;
-    let mut child = ServerProcess::spawn(&spec, log, redactor.clone(), options.max_bytes)
-        .map_err(|e| format!("cannot start `{}`: {e}", spec.program))?;
     let budget = Budget {
         deadline: Instant::now() + options.timeout,
         max_pages: MAX_PAGES,
         max_bytes: options.max_bytes,
     };
-    let captured = session::capture(&mut child, &budget);
-    child.shutdown();
+    let (captured, redactor) = match &server.transport {
+        Transport::Stdio { .. } => record_stdio(planned, options, &budget)?,
+        Transport::Remote { url } => record_http(planned.config_path, server, url, &budget)?,
+    };
     let mut captured = captured?;
 
     // Sorted by name (stably) so that a server listing its tools in varying order still
@@ -278,6 +266,55 @@ fn record_one(planned: &Planned<'_>, options: &RecordOptions) -> Result<(usize, 
     Ok((count, path))
 }
 
+type Recorded = (Result<Captured, String>, Redactor);
+
+fn record_stdio(
+    planned: &Planned<'_>,
+    options: &RecordOptions,
+    budget: &Budget,
+) -> Result<Recorded, String> {
+    let (spec, secrets) = launch_spec(planned.config_path, planned.server)?;
+    let redactor = Redactor::new(secrets);
+    let log_file = log_path(&options.out, &planned.file_stem);
+    let log = std::fs::File::create(&log_file)
+        .map_err(|e| format!("cannot create {}: {e}", log_file.display()))?;
+    let mut child = ServerProcess::spawn(&spec, log, redactor.clone(), options.max_bytes)
+        .map_err(|e| format!("cannot start `{}`: {e}", spec.program))?;
+    let captured = session::capture(&mut child, budget);
+    child.shutdown();
+    Ok((captured, redactor))
+}
+
+/// Over Streamable HTTP there is no process and no log; an error message may quote the URL, so
+/// it is redacted like a log.
+fn record_http(
+    config_path: &Path,
+    server: &ConfiguredServer,
+    url: &clients::Located,
+    budget: &Budget,
+) -> Result<Recorded, String> {
+    let mut resolve = resolver(config_path);
+    let mut secrets = Vec::new();
+    let mut headers = Vec::new();
+    for entry in &server.headers {
+        let value = expand(&entry.value.value, &mut resolve)?;
+        secrets.push((format!("header `{}`", entry.name), value.clone()));
+        headers.push((entry.name.clone(), value));
+    }
+    let expanded = expand(&url.value, &mut resolve)?;
+    if expanded != url.value {
+        secrets.push(("the expanded `url`".to_string(), expanded.clone()));
+    }
+    if !expanded.starts_with("http://") && !expanded.starts_with("https://") {
+        return Err(format!("`{}` is not an http:// or https:// URL", url.value));
+    }
+    let redactor = Redactor::new(secrets);
+    let mut connection = HttpServer::new(expanded, headers);
+    let captured = session::capture(&mut connection, budget).map_err(|e| redactor.redact(&e));
+    connection.close(budget.deadline);
+    Ok((captured, redactor))
+}
+
 fn tool_name(tool: &Node) -> &str {
     tool.get("name").and_then(Node::as_str).unwrap_or_default()
 }
@@ -291,21 +328,7 @@ fn launch_spec(
         return Err("not a stdio server".to_string());
     };
     let project = project_dir(config_path);
-    let home = std::env::var("HOME").unwrap_or_default();
-    let mut resolve = |reference: Reference<'_>| -> Result<String, String> {
-        match reference {
-            Reference::Env { name, default } => std::env::var(name)
-                .ok()
-                .or_else(|| default.map(str::to_string))
-                .ok_or_else(|| format!("the environment variable `{name}` is not set")),
-            Reference::Input(id) => Err(format!(
-                "it needs the VS Code input `{id}`, which only the editor can prompt for"
-            )),
-            Reference::WorkspaceFolder => Ok(project.to_string_lossy().into_owned()),
-            Reference::UserHome => Ok(home.clone()),
-            Reference::Unknown(inner) => Err(format!("unknown reference `${{{inner}}}`")),
-        }
-    };
+    let mut resolve = resolver(config_path);
     let mut env: Vec<(String, String)> = ["PATH", "HOME"]
         .iter()
         .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
@@ -335,6 +358,26 @@ fn launch_spec(
         },
         secrets,
     ))
+}
+
+/// Expands a config's references from mcp-scan's own environment.
+fn resolver(config_path: &Path) -> impl FnMut(Reference<'_>) -> Result<String, String> {
+    let project = project_dir(config_path);
+    let home = std::env::var("HOME").unwrap_or_default();
+    move |reference: Reference<'_>| -> Result<String, String> {
+        match reference {
+            Reference::Env { name, default } => std::env::var(name)
+                .ok()
+                .or_else(|| default.map(str::to_string))
+                .ok_or_else(|| format!("the environment variable `{name}` is not set")),
+            Reference::Input(id) => Err(format!(
+                "it needs the VS Code input `{id}`, which only the editor can prompt for"
+            )),
+            Reference::WorkspaceFolder => Ok(project.to_string_lossy().into_owned()),
+            Reference::UserHome => Ok(home.clone()),
+            Reference::Unknown(inner) => Err(format!("unknown reference `${{{inner}}}`")),
+        }
+    }
 }
 
 /// The folder a client runs servers from: the config's own, or the workspace above `.vscode`,

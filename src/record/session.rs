@@ -1,5 +1,6 @@
-//! The MCP client side of a recording, over stdio: `initialize`, `notifications/initialized`,
-//! then `tools/list` page by page.
+//! The MCP client side of a recording: `initialize`, `notifications/initialized`, then
+//! `tools/list` page by page, over any [`Connection`] (stdio in `stdio.rs`, Streamable HTTP in
+//! `http.rs`).
 //!
 //! Hand-written rather than rmcp: rmcp parses tools into a struct that drops unknown fields
 //! (`execution`, vendor keys), which would make recordings lose exactly what the fingerprint must
@@ -10,11 +11,10 @@
 //! `initialize` (2025-11-25 and older), and probing `discover` first costs a full timeout on
 //! servers that ignore unknown methods.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 
-use super::process::{Event, ServerProcess, Wait};
 use crate::json::{Dialect, Limits, Node, parse};
 
 /// The version mcp-scan asks for; a server may answer with any it prefers from [`KNOWN`].
@@ -25,8 +25,27 @@ const KNOWN: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 pub struct Budget {
     pub deadline: Instant,
     pub max_pages: usize,
-    /// For messages only; the byte cap is enforced by the stdout reader.
+    /// Everything the server sends (stdout, or HTTP response bodies) counts towards this.
     pub max_bytes: usize,
+}
+
+/// One way of exchanging JSON-RPC messages with a server.
+pub trait Connection {
+    /// Sends a request and waits for its result, answering the server's own requests meanwhile
+    /// (see [`handle`]).
+    fn request(
+        &mut self,
+        budget: &Budget,
+        id: u64,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<Node, String>;
+
+    fn notify(&mut self, budget: &Budget, method: &str) -> Result<(), String>;
+
+    /// Told the protocol version once `initialize` has settled it (HTTP sends it on every
+    /// later request).
+    fn negotiated(&mut self, _version: &str) {}
 }
 
 pub struct Captured {
@@ -35,9 +54,8 @@ pub struct Captured {
     pub tools: Vec<Node>,
 }
 
-pub fn capture(server: &mut ServerProcess, budget: &Budget) -> Result<Captured, String> {
-    let init = request(
-        server,
+pub fn capture(server: &mut impl Connection, budget: &Budget) -> Result<Captured, String> {
+    let init = server.request(
         budget,
         1,
         "initialize",
@@ -59,10 +77,8 @@ pub fn capture(server: &mut ServerProcess, budget: &Budget) -> Result<Captured, 
         ));
     }
     let server_info = init.get("serverInfo").cloned();
-    send(
-        server,
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )?;
+    server.negotiated(&protocol_version);
+    server.notify(budget, "notifications/initialized")?;
 
     let mut tools = Vec::new();
     let mut cursors: Vec<String> = Vec::new();
@@ -72,7 +88,7 @@ pub fn capture(server: &mut ServerProcess, budget: &Budget) -> Result<Captured, 
             None => json!({}),
         };
         let id = u64::try_from(page).unwrap_or(u64::MAX).saturating_add(1);
-        let result = request(server, budget, id, "tools/list", params)?;
+        let result = server.request(budget, id, "tools/list", params)?;
         let list = result
             .get("tools")
             .and_then(Node::as_array)
@@ -102,105 +118,74 @@ pub fn capture(server: &mut ServerProcess, budget: &Budget) -> Result<Captured, 
     ))
 }
 
-fn send(server: &mut ServerProcess, message: &serde_json::Value) -> Result<(), String> {
-    server
-        .send(&message.to_string())
-        .map_err(|e| format!("cannot write to the server (it may have exited): {e}"))
+/// What a message read while waiting for the answer to request `id` means.
+pub enum Handled {
+    /// The server's own request, and the reply to send it.
+    Reply(serde_json::Value),
+    /// A notification, or an answer to something else.
+    Ignore,
+    /// The answer to request `id`.
+    Answer(Result<Node, String>),
 }
 
-/// Sends a request and waits for its result, answering the server's own requests meanwhile.
-fn request(
-    server: &mut ServerProcess,
-    budget: &Budget,
-    id: u64,
-    method: &str,
-    params: serde_json::Value,
-) -> Result<Node, String> {
-    send(
-        server,
-        &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-    )?;
-    loop {
-        let line = match server.next(budget.deadline) {
-            Wait::TimedOut => return Err(format!("no answer to `{method}` before the timeout")),
-            Wait::Event(Event::Line(line)) => line,
-            Wait::Event(Event::Closed) => {
-                let status = server
-                    .exit_status(Duration::from_millis(500))
-                    .map_or_else(|| "its stdout closed".to_string(), |s| format!("{s}"));
-                return Err(format!(
-                    "the server exited before answering `{method}` ({status})"
-                ));
-            }
-            Wait::Event(Event::TooLarge) => {
-                return Err(format!(
-                    "the server wrote more than {} bytes to stdout (the limit)",
-                    budget.max_bytes
-                ));
-            }
-            Wait::Event(Event::NotUtf8) => {
-                return Err("the server wrote bytes that are not UTF-8 to stdout".to_string());
-            }
-            Wait::Event(Event::ReadFailed(e)) => {
-                return Err(format!("cannot read the server's stdout: {e}"));
-            }
+pub fn handle(message: &Node, id: u64, method: &str) -> Handled {
+    if let Some(server_method) = message.get("method").and_then(Node::as_str) {
+        return match message.get("id") {
+            Some(request_id) => Handled::Reply(reply(request_id, server_method)),
+            None => Handled::Ignore,
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let message = parse(line.trim_end(), Dialect::Json, &Limits::default())
-            .ok()
-            .filter(|m| m.get("jsonrpc").is_some())
-            .ok_or_else(|| {
-                format!(
-                    "the server wrote something other than JSON-RPC to stdout: `{}`",
-                    excerpt(&line)
-                )
-            })?;
-        if let Some(server_method) = message.get("method").and_then(Node::as_str) {
-            if let Some(request_id) = message.get("id") {
-                answer(server, request_id, server_method)?;
-            }
-            continue;
-        }
-        if message.get("id").and_then(Node::as_u64) != Some(id) {
-            continue;
-        }
-        if let Some(error) = message.get("error") {
-            let code = error
-                .get("code")
-                .and_then(Node::as_number)
-                .map_or("?", |n| n.raw());
-            let text = error.get("message").and_then(Node::as_str).unwrap_or("");
-            return Err(format!("`{method}` failed: error {code}: {text}"));
-        }
-        return message
+    }
+    if message.get("id").and_then(Node::as_u64) != Some(id) {
+        return Handled::Ignore;
+    }
+    if let Some(error) = message.get("error") {
+        let code = error
+            .get("code")
+            .and_then(Node::as_number)
+            .map_or("?", |n| n.raw());
+        let text = error.get("message").and_then(Node::as_str).unwrap_or("");
+        return Handled::Answer(Err(format!("`{method}` failed: error {code}: {text}")));
+    }
+    Handled::Answer(
+        message
             .get("result")
             .filter(|r| r.as_object().is_some())
             .cloned()
-            .ok_or_else(|| format!("the answer to `{method}` has no `result` object"));
-    }
+            .ok_or_else(|| format!("the answer to `{method}` has no `result` object")),
+    )
 }
 
 /// A server may ask the client things (`ping`, `roots/list`, sampling); a recorder offers no
 /// capabilities, so it answers `ping` and declines the rest, as the spec expects.
-fn answer(server: &mut ServerProcess, id: &Node, method: &str) -> Result<(), String> {
+fn reply(id: &Node, method: &str) -> serde_json::Value {
     let id =
         serde_json::from_slice::<serde_json::Value>(&crate::json::canonical::to_canonical_vec(id))
             .unwrap_or(serde_json::Value::Null);
-    let reply = if method == "ping" {
+    if method == "ping" {
         json!({"jsonrpc": "2.0", "id": id, "result": {}})
     } else {
         json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "mcp-scan record does not support this request"}})
-    };
-    send(server, &reply)
+    }
 }
 
-/// The start of a line, for error messages: enough to recognise it, never a whole dump.
-fn excerpt(line: &str) -> String {
-    let line = line.trim_end();
-    let cut: String = line.chars().take(80).collect();
-    if cut.len() < line.len() {
+/// Parses one JSON-RPC message; `place` says where a non-message came from in the error.
+pub fn parse_message(text: &str, place: &str) -> Result<Node, String> {
+    parse(text.trim_end(), Dialect::Json, &Limits::default())
+        .ok()
+        .filter(|m| m.get("jsonrpc").is_some())
+        .ok_or_else(|| {
+            format!(
+                "the server wrote something other than JSON-RPC {place}: `{}`",
+                excerpt(text)
+            )
+        })
+}
+
+/// The start of a text, for error messages: enough to recognise it, never a whole dump.
+fn excerpt(text: &str) -> String {
+    let text = text.trim_end();
+    let cut: String = text.chars().take(80).collect();
+    if cut.len() < text.len() {
         format!("{cut}…")
     } else {
         cut

@@ -196,7 +196,7 @@ fn hostile_names_and_missing_inputs_are_refused() {
     let config = r#"{"servers": {
         "../../escape": {"command": "python3", "args": ["-c", "pass"]},
         "needs-input": {"command": "x", "env": {"TOKEN": "${input:token}"}},
-        "remote": {"type": "http", "url": "https://example.com/mcp"}
+        "remote": {"type": "http", "url": "http://127.0.0.1:1/mcp"}
     }}"#;
     std::fs::create_dir(dir.path().join(".vscode")).unwrap();
     std::fs::write(dir.path().join(".vscode/mcp.json"), config).unwrap();
@@ -225,4 +225,136 @@ fn hostile_names_and_missing_inputs_are_refused() {
             PathBuf::from("out/_.._escape.log"),
         ]
     );
+}
+
+const TOKEN: &str = "tok_0123456789abcdef";
+
+/// The fake Streamable HTTP server, killed and reaped when dropped (also when a test fails).
+struct FakeHttp {
+    child: std::process::Child,
+    url: String,
+}
+
+impl FakeHttp {
+    fn start(mode: &str, dir: &Path) -> FakeHttp {
+        let port_file = dir.join("port");
+        let child = std::process::Command::new("python3")
+            .arg(repo().join("testdata/fake-servers/fake_http_server.py"))
+            .args([mode, &port_file.display().to_string()])
+            .env("FAKE_TOKEN", TOKEN)
+            .spawn()
+            .unwrap();
+        let mut server = FakeHttp {
+            child,
+            url: String::new(),
+        };
+        let started = std::time::Instant::now();
+        while server.url.is_empty() {
+            match std::fs::read_to_string(&port_file) {
+                Ok(port) => server.url = format!("http://127.0.0.1:{port}/mcp"),
+                Err(_) if started.elapsed().as_secs() < 5 => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => panic!("the fake HTTP server did not start: {e}"),
+            }
+        }
+        server
+    }
+}
+
+impl Drop for FakeHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Records the fake HTTP server in `mode`, sending `token` as the bearer token.
+fn record_http(mode: &str, token: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeHttp::start(mode, dir.path());
+    let config = serde_json::json!({"mcpServers": {"remote": {
+        "type": "http",
+        "url": server.url,
+        "headers": {"Authorization": "Bearer ${FAKE_TOKEN}"},
+    }}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    let mut list = vec!["record", "--out", "out"];
+    list.extend(extra);
+    let out = crate::common::run_with_env(dir.path(), &args(&list), &[("FAKE_TOKEN", token)]);
+    drop(server);
+    (out, dir)
+}
+
+#[test]
+fn streamable_http_servers_are_recorded_from_json_and_event_streams() {
+    for (mode, tools) in [
+        ("json", &["tool_1"][..]),
+        ("sse", &["tool_1"]),
+        ("paginate", &["tool_1", "tool_2", "tool_3"]),
+    ] {
+        let (out, dir) = record_http(mode, TOKEN, &["--timeout", "5"]);
+        assert_eq!(out.code, 0, "{mode}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("recorded `remote`"),
+            "{mode}: {}",
+            out.stderr
+        );
+        let text = std::fs::read_to_string(dir.path().join("out/remote.json")).unwrap();
+        let snapshot: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let names: Vec<&str> = snapshot["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, tools, "{mode}");
+        assert_eq!(snapshot["protocolVersion"], "2025-06-18", "{mode}");
+        assert_eq!(snapshot["serverInfo"]["name"], "fake-http", "{mode}");
+        assert!(!text.contains(TOKEN), "{mode}: the token leaked");
+        assert!(!dir.path().join("out/remote.log").exists(), "{mode}");
+    }
+}
+
+#[test]
+fn misbehaving_http_servers_fail_clearly() {
+    let cases: &[(&str, &str, &[&str], &str)] = &[
+        (
+            "silent",
+            TOKEN,
+            &["--timeout", "1"],
+            "no answer to `initialize` before the timeout",
+        ),
+        (
+            "wrong-type",
+            TOKEN,
+            &[],
+            "answered `initialize` with content type `text/html`, not application/json or text/event-stream",
+        ),
+        (
+            "repeated-cursor",
+            TOKEN,
+            &[],
+            "page 2 of tools/list repeats an earlier cursor",
+        ),
+        (
+            "json",
+            "tok_wrong_9876543210",
+            &[],
+            "answered `initialize` with HTTP status 401 (check the `headers` its config sends)",
+        ),
+    ];
+    for (mode, token, extra, want) in cases {
+        let started = std::time::Instant::now();
+        let (out, dir) = record_http(mode, token, extra);
+        assert_eq!(out.code, 2, "{mode}: {}", out.stderr);
+        assert!(out.stderr.contains(want), "{mode}: {}", out.stderr);
+        assert!(!out.stderr.contains(token), "{mode}: the token leaked");
+        assert!(!dir.path().join("out/remote.json").exists(), "{mode}");
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "{mode}: took {:?}",
+            started.elapsed()
+        );
+    }
 }
