@@ -208,6 +208,10 @@ impl Connection for HttpServer {
         }
     }
 
+    /// Over HTTP a server from before 2026-07-28 answers an unknown method at once (a JSON-RPC
+    /// error, or a 4xx status), so the probe costs one round trip.
+    const PROBES_DISCOVER: bool = true;
+
     fn negotiated(&mut self, version: &str) {
         self.protocol_version = Some(version.to_string());
     }

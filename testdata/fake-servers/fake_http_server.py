@@ -7,7 +7,10 @@ Every request must carry `Authorization: Bearer $FAKE_TOKEN`; after `initialize`
 id it handed out and `MCP-Protocol-Version`.
 Modes: json (answers application/json), sse (answers text/event-stream, with a notification and
 a ping before the answer), paginate (three pages), silent (never answers), wrong-type
-(answers text/html), repeated-cursor.
+(answers text/html), repeated-cursor; modern (2026-07-28: answers `server/discover`, then
+stateless `tools/list` with `_meta`, two pages, and refuses `initialize`), modern-incomplete
+(a `tools/list` with `resultType: input_required`). Other modes answer `server/discover` with
+"method not found", as servers from before 2026-07-28 do.
 """
 import json
 import os
@@ -20,6 +23,7 @@ mode, port_file = sys.argv[1], sys.argv[2]
 TOKEN = "Bearer " + os.environ["FAKE_TOKEN"]
 SESSION = "session-1234"
 VERSION = "2025-06-18"
+MODERN = "2026-07-28"
 pages = {"count": 0}
 
 
@@ -48,7 +52,9 @@ class Handler(BaseHTTPRequestHandler):
         if "application/json" not in accept or "text/event-stream" not in accept:
             return self.send(406)
         method = message.get("method")
-        if method != "initialize" and (
+        if mode.startswith("modern"):
+            return self.modern(message)
+        if method not in ("initialize", "server/discover") and (
             self.headers.get("Mcp-Session-Id") != SESSION
             or self.headers.get("MCP-Protocol-Version") != VERSION
         ):
@@ -93,6 +99,38 @@ class Handler(BaseHTTPRequestHandler):
             body = "".join(e + "\r\n\r\n" for e in events).encode()
             return self.send(200, "text/event-stream", body, headers)
         self.send(200, "application/json; charset=utf-8", json.dumps(answer).encode(), headers)
+
+
+    def modern(self, message):
+        method = message.get("method")
+        meta = message.get("params", {}).get("_meta", {})
+        if (
+            meta.get("io.modelcontextprotocol/protocolVersion") != MODERN
+            or self.headers.get("MCP-Protocol-Version") not in (None, MODERN)
+        ):
+            return self.send(400, "text/plain", b"missing protocol version")
+        if method == "server/discover":
+            result = {
+                "supportedVersions": [VERSION, MODERN],
+                "capabilities": {"tools": {}},
+                "ttlMs": 0,
+                "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake-modern", "version": "2.0.0"}},
+            }
+        elif method == "tools/list" and self.headers.get("MCP-Protocol-Version") == MODERN:
+            cursor = message["params"].get("cursor")
+            result = {
+                "tools": [{"name": "second" if cursor else "first", "inputSchema": {"type": "object"}}],
+                "resultType": "input_required" if mode == "modern-incomplete" else "complete",
+                "ttlMs": 1000,
+                "cacheScope": "public",
+            }
+            if not cursor:
+                result["nextCursor"] = "2"
+        else:
+            return self.send(400, "text/plain", b"not a 2026-07-28 request")
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        self.send(200, "application/json", json.dumps(answer).encode())
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -292,6 +292,7 @@ fn streamable_http_servers_are_recorded_from_json_and_event_streams() {
         ("json", &["tool_1"][..]),
         ("sse", &["tool_1"]),
         ("paginate", &["tool_1", "tool_2", "tool_3"]),
+        ("modern", &["first", "second"]),
     ] {
         let (out, dir) = record_http(mode, TOKEN, &["--timeout", "5"]);
         assert_eq!(out.code, 0, "{mode}: {}", out.stderr);
@@ -309,8 +310,13 @@ fn streamable_http_servers_are_recorded_from_json_and_event_streams() {
             .map(|t| t["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, tools, "{mode}");
-        assert_eq!(snapshot["protocolVersion"], "2025-06-18", "{mode}");
-        assert_eq!(snapshot["serverInfo"]["name"], "fake-http", "{mode}");
+        let (version, server) = if mode == "modern" {
+            ("2026-07-28", "fake-modern")
+        } else {
+            ("2025-06-18", "fake-http")
+        };
+        assert_eq!(snapshot["protocolVersion"], version, "{mode}");
+        assert_eq!(snapshot["serverInfo"]["name"], server, "{mode}");
         assert!(!text.contains(TOKEN), "{mode}: the token leaked");
         assert!(!dir.path().join("out/remote.log").exists(), "{mode}");
     }
@@ -336,6 +342,12 @@ fn misbehaving_http_servers_fail_clearly() {
             TOKEN,
             &[],
             "page 2 of tools/list repeats an earlier cursor",
+        ),
+        (
+            "modern-incomplete",
+            TOKEN,
+            &[],
+            "page 1 of tools/list has `resultType` \"input_required\", not \"complete\"",
         ),
         (
             "json",
