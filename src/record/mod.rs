@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::clients::reference::{Reference, expand};
-use crate::clients::{self, ClientConfig, ConfiguredServer, Transport};
+use crate::clients::{self, ClientConfig, ConfiguredServer, Located, Transport};
 use crate::error::Error;
 use crate::json::canonical::to_pretty_string;
 use crate::json::{Node, Object};
@@ -231,7 +231,14 @@ fn record_one(planned: &Planned<'_>, options: &RecordOptions) -> Result<(usize, 
         max_bytes: options.max_bytes,
     };
     let (captured, redactor) = match &server.transport {
-        Transport::Stdio { .. } => record_stdio(planned, options, &budget)?,
+        Transport::Stdio { command, args, cwd } => {
+            let launch = Launch {
+                command,
+                args,
+                cwd: cwd.as_deref(),
+            };
+            record_stdio(planned, &launch, options, &budget)?
+        }
         Transport::Remote { url } => record_http(planned.config_path, server, url, &budget)?,
     };
     let mut captured = captured?;
@@ -268,12 +275,20 @@ fn record_one(planned: &Planned<'_>, options: &RecordOptions) -> Result<(usize, 
 
 type Recorded = (Result<Captured, String>, Redactor);
 
+/// How a stdio server is started, as its config writes it.
+struct Launch<'a> {
+    command: &'a Located,
+    args: &'a [Located],
+    cwd: Option<&'a str>,
+}
+
 fn record_stdio(
     planned: &Planned<'_>,
+    launch: &Launch<'_>,
     options: &RecordOptions,
     budget: &Budget,
 ) -> Result<Recorded, String> {
-    let (spec, secrets) = launch_spec(planned.config_path, planned.server)?;
+    let (spec, secrets) = launch_spec(planned.config_path, planned.server, launch)?;
     let redactor = Redactor::new(secrets);
     let log_file = log_path(&options.out, &planned.file_stem);
     let log = std::fs::File::create(&log_file)
@@ -323,10 +338,9 @@ fn tool_name(tool: &Node) -> &str {
 fn launch_spec(
     config_path: &Path,
     server: &ConfiguredServer,
+    launch: &Launch<'_>,
 ) -> Result<(Spec, Vec<(String, String)>), String> {
-    let Transport::Stdio { command, args, cwd } = &server.transport else {
-        return Err("not a stdio server".to_string());
-    };
+    let Launch { command, args, cwd } = launch;
     let project = project_dir(config_path);
     let mut resolve = resolver(config_path);
     let mut env: Vec<(String, String)> = ["PATH", "HOME"]
