@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Benchmarks mcp-scan on generated corpora and prints a Markdown table.
+#
+# Usage: bench/run.sh [--huge] [--sizes "1000 10000"]
+#
+#   --huge         also run 1M tools (about 2.4 GB of snapshots, plus the lock; takes minutes)
+#   --sizes LIST   tool counts to run instead of the default "1000 10000 100000"
+#
+# Corpora are generated once into target/bench-corpus/<size>/ (gitignored) and reused by later
+# runs; delete that directory to regenerate them.
+#
+# What it does:
+#   1. builds the release binary and the corpus generator (examples/gen_corpus.rs);
+#   2. generates, for each size, 20 tools per server (size/20 servers) with 1% poisoned and 1%
+#      drifted tools, seed 1, into target/bench-corpus/<size>/ (snapshots/ and mcp.lock);
+#   3. measures, median of 3 runs each, with all threads and with RAYON_NUM_THREADS=1:
+#        check  `mcp-scan check snapshots --lock mcp.lock --format sarif --output /dev/null
+#                --fail-on none` (with lock, every rule enabled, SARIF report)
+#        lock   `mcp-scan lock snapshots --lock <fresh temp file>` (no previous lock)
+#        floor  reading and SHA-256-ing every snapshot in parallel
+#               (find -print0 | xargs -0 -P<nproc> sha256sum)
+#      and prints wall time, tools/s, MB/s (snapshot bytes / wall time), peak RSS
+#      (/usr/bin/time -f %M, the maximum of the 3 runs) and the parallel speed-up;
+#   4. measures `check` on a tiny repository (3 snapshots, 3 tools each), median of 10 runs,
+#      as a pre-commit hook sees it.
+# The machine (nproc, CPU model) and the load average are printed first: on a shared machine,
+# note the load next to the figures.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SIZES="1000 10000 100000"
+HUGE=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --huge) HUGE=1 ;;
+        --sizes) SIZES="$2"; shift ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ "$HUGE" = 1 ] && SIZES="$SIZES 1000000"
+
+TOOLS_PER_SERVER=20
+RUNS=3
+TINY_RUNS=10
+CORPUS="$ROOT/target/bench-corpus"
+BIN="$ROOT/target/release/mcp-scan"
+TIME=/usr/bin/time
+NPROC=$(nproc)
+
+[ -x "$TIME" ] || { echo "bench/run.sh: needs GNU time at $TIME" >&2; exit 2; }
+
+echo "machine: $NPROC CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo
+
+cargo build --release --quiet --bin mcp-scan --example gen_corpus
+GEN="$ROOT/target/release/examples/gen_corpus"
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# measure NAME CMD...: runs CMD $RUNS times (env THREADS, if set, becomes RAYON_NUM_THREADS);
+# sets WALL (median seconds) and RSS (max KB).
+measure() {
+    local runs=$1; shift
+    local times=() rss=0 i out
+    for ((i = 0; i < runs; i++)); do
+        out="$TMP/time.$i"
+        local start end
+        start=$(date +%s.%N)
+        "$TIME" -f %M -o "$out" "$@" >/dev/null 2>"$TMP/stderr" || {
+            # check exits 1 on findings with a --fail-on; anything else is a failure
+            if ! grep -q '^[0-9]' "$out"; then cat "$TMP/stderr" >&2; exit 1; fi
+        }
+        end=$(date +%s.%N)
+        times+=("$(echo "$end - $start" | bc -l)")
+        local m
+        m=$(grep -E '^[0-9]+$' "$out" | tail -1)
+        [ "$m" -gt "$rss" ] && rss=$m
+    done
+    WALL=$(printf '%s\n' "${times[@]}" | sort -g | awk -v n="$runs" 'NR == int((n + 1) / 2)')
+    RSS=$rss
+}
+
+row() { # label size bytes wall rss wall1
+    local label=$1 size=$2 bytes=$3 wall=$4 rss=$5 wall1=$6
+    printf '| %-6s | %9s | %8.3f | %10.0f | %7.1f | %7.0f | %9.3f | %7.2fx |\n' \
+        "$label" "$size" "$wall" "$(echo "$size / $wall" | bc -l)" \
+        "$(echo "$bytes / 1000000 / $wall" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
+        "$wall1" "$(echo "$wall1 / $wall" | bc -l)"
+}
+
+echo "| what   |     tools | wall (s) |    tools/s |    MB/s | RSS(MB) | 1 thr (s) | speed-up |"
+echo "|--------|----------:|---------:|-----------:|--------:|--------:|----------:|---------:|"
+for size in $SIZES; do
+    dir="$CORPUS/$size"
+    servers=$((size / TOOLS_PER_SERVER))
+    if [ ! -f "$dir/mcp.lock" ] || [ "$(find "$dir/snapshots" -name '*.json' | wc -l)" != "$servers" ]; then
+        "$GEN" --servers "$servers" --tools "$TOOLS_PER_SERVER" --seed 1 \
+            --poisoned 0.01 --drifted 0.01 --out "$dir" 2>"$TMP/gen.err" \
+            || { cat "$TMP/gen.err" >&2; exit 1; }
+    fi
+    bytes=$(find "$dir/snapshots" -name '*.json' -print0 | du -cb --files0-from=- | tail -1 | cut -f1)
+    snaps="$dir/snapshots"
+
+    check=("$BIN" check "$snaps" --lock "$dir/mcp.lock" --format sarif --output /dev/null --fail-on none)
+    measure $RUNS "${check[@]}"; w=$WALL r=$RSS
+    measure $RUNS env RAYON_NUM_THREADS=1 "${check[@]}"; w1=$WALL
+    row check "$size" "$bytes" "$w" "$r" "$w1"
+
+    fresh="$TMP/fresh.lock"
+    lock=(sh -c 'rm -f "$1"; exec "$2" lock "$3" --lock "$1" --approved-by bench' _ "$fresh" "$BIN" "$snaps")
+    measure $RUNS "${lock[@]}"; w=$WALL r=$RSS
+    measure $RUNS env RAYON_NUM_THREADS=1 "${lock[@]}"; w1=$WALL
+    row lock "$size" "$bytes" "$w" "$r" "$w1"
+
+    floor=(sh -c 'find "$1" -name "*.json" -print0 | xargs -0 -n 256 -P "$2" sha256sum' _ "$snaps" "$NPROC")
+    measure $RUNS "${floor[@]}"; w=$WALL r=$RSS
+    floor1=(sh -c 'find "$1" -name "*.json" -print0 | xargs -0 -n 256 -P 1 sha256sum' _ "$snaps")
+    measure $RUNS "${floor1[@]}"; w1=$WALL
+    row floor "$size" "$bytes" "$w" "$r" "$w1"
+done
+
+# A pre-commit hook's view: a repository with 3 small snapshots and their lock.
+tiny="$TMP/tiny"
+"$GEN" --servers 3 --tools 3 --seed 2 --poisoned 0 --drifted 0 --out "$tiny" 2>/dev/null
+measure $TINY_RUNS "$BIN" check "$tiny/snapshots" --lock "$tiny/mcp.lock" --fail-on none
+echo
+printf 'tiny repository (3 snapshots, 9 tools): check %.1f ms wall (median of %d), %.1f MB RSS\n' \
+    "$(echo "$WALL * 1000" | bc -l)" "$TINY_RUNS" "$(echo "$RSS / 1024" | bc -l)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
