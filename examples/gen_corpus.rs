@@ -622,6 +622,7 @@ fn run(args: &Args) -> Result<(), String> {
         who: "bench@example.com",
         now: CAPTURED_AT,
         only: None,
+        auto_approve_new: true,
     };
     let lock = approve(None, &states, &states, &options, &approval).map_err(|e| e.to_string())?;
     lock.write(&lock_path).map_err(|e| e.to_string())?;
