@@ -212,10 +212,10 @@ impl PatternSet {
     pub fn new(rules: &[Rule]) -> Result<PatternSet, Error> {
         let mut compiled = Vec::new();
         let mut owners = Vec::new();
-        let mut sources: Vec<&str> = Vec::new();
+        let mut sources: Vec<String> = Vec::new();
         for rule in rules.iter().filter(|r| r.kind == Kind::Pattern) {
             for (i, pattern) in rule.patterns.iter().enumerate() {
-                sources.push(pattern);
+                sources.push(without_word_boundaries(pattern));
                 owners.push((compiled.len(), i));
             }
             compiled.push(PatternRule {
@@ -262,6 +262,32 @@ impl PatternSet {
     }
 }
 
+/// The pattern with its `\b` assertions dropped, for the combined set: a prefilter that matches
+/// at least wherever the rule does (dropping an assertion only widens a pattern), while the
+/// rule's own regex, word boundaries and all, confirms every hit. Unicode `\b` is what the fast
+/// DFA cannot run on non-ASCII text; with it in the set, one accented letter sent every string
+/// through the slow engine with every pattern at once.
+fn without_word_boundaries(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        // An escape is always two characters here (`\\` included), so `\b` is never misread.
+        match chars.next() {
+            Some('b') => {}
+            Some(next) => {
+                out.push(c);
+                out.push(next);
+            }
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// Names the rule whose pattern broke the set (the slow path, only on error).
 fn set_error(rules: &[Rule], e: &regex::Error) -> Error {
     for rule in rules.iter().filter(|r| r.kind == Kind::Pattern) {
@@ -287,6 +313,19 @@ mod tests {
             .flat_map(example_failures)
             .collect();
         assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn word_boundaries_are_dropped_from_the_prefilter_only() {
+        let cases = [
+            (r"\bignore\b", "ignore"),
+            (r"a\\b", r"a\\b"),
+            (r"\Bx\d", r"\Bx\d"),
+            (r"(?i)\b(oubliez|ignorez)\s+", r"(?i)(oubliez|ignorez)\s+"),
+        ];
+        for (pattern, want) in cases {
+            assert_eq!(without_word_boundaries(pattern), want, "{pattern}");
+        }
     }
 
     #[test]
