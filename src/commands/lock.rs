@@ -35,6 +35,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         &env.paths(&args.paths),
         std::slice::from_ref(&lock_path),
         false,
+        env.config.limits.max_file_size(),
     )?;
     let options = env.config.fingerprint_options();
     let states = server_states(&inputs, &options);

@@ -8,6 +8,7 @@ use std::fmt::Write;
 use crate::finding::{Finding, Severity};
 use crate::scan::Report;
 use crate::source::Sources;
+use crate::unicode::display_name;
 
 /// One below GitHub's per-step cap, leaving room for the aggregate notice.
 const PER_LEVEL: usize = 9;
@@ -83,10 +84,11 @@ fn annotation(out: &mut String, level: Level, f: &Finding, sources: &Sources) {
     let mut message = f.message.clone();
     match (&f.server, &f.tool) {
         (Some(server), Some(tool)) => {
+            let (server, tool) = (display_name(server), display_name(tool));
             let _ = write!(message, " (server {server}, tool {tool})");
         }
         (Some(server), None) => {
-            let _ = write!(message, " (server {server})");
+            let _ = write!(message, " (server {})", display_name(server));
         }
         _ => {}
     }
