@@ -41,7 +41,8 @@ fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Paint)
         out,
         "{}: {}",
         paint.severity(f.severity, &label),
-        paint.bold(&f.message)
+        // Messages quote server names, which come from the input.
+        paint.bold(&make_visible(&f.message))
     );
     excerpt(out, &f.location, sources, paint, None);
     for related in &f.related {

@@ -1,9 +1,15 @@
 //! Running the real binary in a scratch copy of a case directory, with a pinned environment.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 pub const EPOCH: &str = "1790000000";
+
+/// Far longer than any run should take (the slowest, in a debug build, take seconds): past it,
+/// a run has hung, and the test fails instead of blocking the suite.
+const DEADLINE: Duration = Duration::from_secs(300);
 
 pub struct Output {
     pub code: i32,
@@ -18,7 +24,10 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
 
 /// [`run`], with some of the pinned environment overridden.
 pub fn run_with_env(dir: &Path, args: &[String], overrides: &[(&str, &str)]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+    // Output goes to files, not pipes, so the deadline below can poll without reader threads.
+    let capture = tempfile::tempdir().expect("a temporary directory");
+    let (stdout_path, stderr_path) = (capture.path().join("out"), capture.path().join("err"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -28,17 +37,32 @@ pub fn run_with_env(dir: &Path, args: &[String], overrides: &[(&str, &str)]) -> 
         .env("NO_COLOR", "1")
         .env("HOME", dir)
         .envs(overrides.iter().copied())
-        .output()
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).expect("a capture file"))
+        .stderr(File::create(&stderr_path).expect("a capture file"))
+        .spawn()
         .expect("the mcp-scan binary runs");
-    let code = output
-        .status
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for mcp-scan") {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("mcp-scan {args:?} hung: killed after {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let code = status
         .code()
         .expect("mcp-scan exited normally, not by a signal");
     assert!(code <= 2, "mcp-scan exited {code}: a crash, not a verdict");
+    let read =
+        |path: &Path| String::from_utf8_lossy(&std::fs::read(path).expect("captured")).into_owned();
     Output {
         code,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: read(&stdout_path),
+        stderr: read(&stderr_path),
     }
 }
 
