@@ -608,6 +608,8 @@ fn run(args: &Args) -> Result<(), String> {
         std::slice::from_ref(&snapshots),
         std::slice::from_ref(&lock_path),
         false,
+        // Generated files stay far below it, whatever the sizes asked for.
+        mcp_scan::input::DEFAULT_MAX_FILE_SIZE,
     )
     .map_err(|errors| {
         errors

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::byte_size::ByteSize;
 use crate::commands;
 use crate::config::{Config, FailOn};
 use crate::error::Error;
@@ -47,6 +48,9 @@ pub struct Global {
     /// Also load the pattern rules under DIR (`<category>/<id>.yaml`; repeatable)
     #[arg(long = "rules", global = true, value_name = "DIR")]
     pub rules_dirs: Vec<PathBuf>,
+    /// Refuse input files larger than SIZE (e.g. 64M, 1G; default 64MiB or `limits.max_file_size`)
+    #[arg(long, global = true, value_name = "SIZE", value_parser = ByteSize::parse)]
+    pub max_file_size: Option<ByteSize>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -278,11 +282,12 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8, Vec<Error>> {
     // `record` reads no mcp-scan.yaml: its `--config` names an MCP client config.
-    let config = if cli.global.no_config || matches!(cli.command, Command::Record(_)) {
+    let mut config = if cli.global.no_config || matches!(cli.command, Command::Record(_)) {
         Config::default()
     } else {
         Config::read(cli.global.config.as_deref()).map_err(|e| vec![e])?
     };
+    config.limits.max_file_size = cli.global.max_file_size.or(config.limits.max_file_size);
     let mut rules_dirs = cli.global.rules_dirs.clone();
     rules_dirs.extend(config.rules_dirs.iter().cloned());
     let catalogue = Catalogue::with_user_rules(&rules_dirs).map_err(|e| vec![e])?;

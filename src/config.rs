@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::byte_size::ByteSize;
 use crate::error::Error;
 use crate::finding::Severity;
 use crate::fingerprint::{Algorithm, FingerprintOptions};
+use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text};
 use crate::rules::Catalogue;
 
 pub const DEFAULT_FILES: [&str; 2] = ["mcp-scan.yaml", "mcp-scan.yml"];
@@ -89,6 +91,8 @@ pub struct Config {
     pub auto_approve_new: Option<bool>,
     #[serde(default)]
     pub drift: DriftConfig,
+    #[serde(default)]
+    pub limits: LimitsConfig,
     /// Where the config was read from, for locating `unused-ignore` findings.
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -102,6 +106,19 @@ pub struct FingerprintConfig {
     /// Top-level tool fields left out of fingerprints (e.g. `annotations`); `_meta` always is.
     #[serde(default)]
     pub exclude: Vec<String>,
+}
+
+/// Resource limits on what a run reads (`--max-file-size` overrides `max_file_size`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    pub max_file_size: Option<ByteSize>,
+}
+
+impl LimitsConfig {
+    pub fn max_file_size(&self) -> ByteSize {
+        self.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE)
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -211,8 +228,7 @@ impl Config {
         let Some(path) = path else {
             return Ok(Config::default());
         };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| Error::in_file(&path, format!("cannot read the config: {e}")))?;
+        let text = read_text(&path)?;
         let mut config = Config::parse(&text, &path)?;
         config.path = Some(path);
         Ok(config)

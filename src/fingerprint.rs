@@ -184,10 +184,11 @@ pub fn server_digest<'a>(
     algorithm: Algorithm,
     tools: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> String {
-    let mut obj = Object::default();
-    for (name, digest) in tools {
-        obj.insert(name, Node::string(digest));
-    }
+    let obj = Object::from_pairs(
+        tools
+            .into_iter()
+            .map(|(name, digest)| (name.to_owned(), Node::string(digest))),
+    );
     node_digest(algorithm, &Node::object(obj))
 }
 

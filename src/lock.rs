@@ -311,10 +311,11 @@ impl Lock {
             "exclude",
             Node::array(self.fingerprint.exclude.iter().map(Node::string).collect()),
         );
-        let mut servers = Object::default();
-        for (name, server) in &self.servers {
-            servers.insert(name.clone(), server_node(server));
-        }
+        let servers = Object::from_pairs(
+            self.servers
+                .iter()
+                .map(|(name, server)| (name.clone(), server_node(server))),
+        );
         let mut top = Object::default();
         top.insert(GENERATED_KEY, Node::string(GENERATED));
         top.insert("version", Node::u64(FORMAT_VERSION));
@@ -594,15 +595,14 @@ fn server_node(server: &LockedServer) -> Node {
         })
         .collect();
     obj.insert("history", Node::array(history));
-    let mut tools = Object::default();
-    for (name, tool) in &server.tools {
+    let tools = Object::from_pairs(server.tools.iter().map(|(name, tool)| {
         let mut t = Object::default();
         t.insert("digest", Node::string(tool.digest.clone()));
-        let mut fields = Object::default();
-        for (field, digest) in &tool.fields {
-            fields.insert(field.clone(), Node::string(digest.clone()));
-        }
-        t.insert("fields", Node::object(fields));
+        let fields = tool
+            .fields
+            .iter()
+            .map(|(field, digest)| (field.clone(), Node::string(digest.clone())));
+        t.insert("fields", Node::object(Object::from_pairs(fields)));
         t.insert("definition", tool.definition.clone());
         if let Some(approval) = &tool.approval {
             t.insert("firstSeen", Node::string(approval.first_seen.clone()));
@@ -610,8 +610,8 @@ fn server_node(server: &LockedServer) -> Node {
             t.insert("approvedBy", Node::string(approval.approved_by.clone()));
             t.insert("approval", Node::string(approval.kind.as_str()));
         }
-        tools.insert(name.clone(), Node::object(t));
-    }
+        (name.clone(), Node::object(t))
+    }));
     obj.insert("tools", Node::object(tools));
     Node::object(obj)
 }

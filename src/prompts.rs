@@ -10,6 +10,7 @@ use walkdir::WalkDir;
 
 use crate::error::Error;
 use crate::fingerprint::{Algorithm, bytes_digest};
+use crate::input::{DEFAULT_MAX_FILE_SIZE, read_bytes};
 use crate::source::{SourceFile, SourceId, Sources, display_path};
 
 /// Directories never searched for prompts: other tools' data.
@@ -90,8 +91,7 @@ pub fn load(
 ) -> Result<Vec<PromptFile>, Error> {
     let mut prompts = Vec::new();
     for path in find(patterns)? {
-        let bytes = std::fs::read(&path)
-            .map_err(|e| Error::in_file(&path, format!("cannot read the prompt: {e}")))?;
+        let bytes = read_bytes(&path, DEFAULT_MAX_FILE_SIZE)?;
         let digest = bytes_digest(algorithm, &bytes);
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let key = display_path(&path);

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
+use crate::byte_size::ByteSize;
 use crate::checks::{self, Context, Draft, LockInUse};
 use crate::config::{Config, DriftAction, FailOn, Posture};
 use crate::drift_event;
@@ -98,12 +99,14 @@ pub fn load_inputs(
     paths: &[PathBuf],
     exclude: &[PathBuf],
     accept_lockfiles: bool,
+    max_file_size: ByteSize,
 ) -> Result<Inputs, Vec<Error>> {
     let inputs = input::load(
         paths,
         &LoadOptions {
             exclude,
             limits: Limits::default(),
+            max_file_size,
             accept_lockfiles,
         },
     )?;
@@ -129,6 +132,7 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
         &options.paths,
         std::slice::from_ref(&options.lock_path),
         true,
+        options.config.limits.max_file_size(),
     )?;
     scan_loaded(inputs, lock, options, catalogue)
 }

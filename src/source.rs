@@ -39,10 +39,12 @@ impl SourceFile {
     }
 }
 
+/// Invisible characters in a file name are made visible: a name is attacker-controlled too, and
+/// an ANSI escape in it must not reach the terminal through an error message.
 pub fn display_path(path: &Path) -> String {
     let s = path.to_string_lossy();
     let s = s.strip_prefix("./").unwrap_or(&s);
-    s.replace('\\', "/")
+    crate::unicode::make_visible(&s.replace('\\', "/"))
 }
 
 #[derive(Default)]

@@ -13,6 +13,24 @@ pub fn is_invisible(c: char) -> bool {
         | '\u{e0100}'..='\u{e01ef}')
 }
 
+/// Names longer than this (in characters) are cut short in report lines.
+const NAME_DISPLAY_CHARS: usize = 120;
+
+/// A name taken from the input (a tool, a server) as a report line shows it: invisible
+/// characters made visible, and cut short with its length given, so that a hostile name can
+/// neither drive the terminal (an ANSI escape) nor flood the log (a 1 MB name).
+pub fn display_name(name: &str) -> String {
+    let visible = make_visible(name);
+    match visible.char_indices().nth(NAME_DISPLAY_CHARS) {
+        Some((cut, _)) => format!(
+            "{}… ({} characters)",
+            visible.get(..cut).unwrap_or_default(),
+            name.chars().count()
+        ),
+        None => visible,
+    }
+}
+
 /// The text with every invisible character written as `<U+XXXX>`, and newlines and tabs as
 /// `\n` and `\t`, so a diff or message shows exactly what changed.
 pub fn make_visible(text: &str) -> String {

@@ -4,7 +4,7 @@
 
 use super::{Check, Context, Draft};
 use crate::finding::Location;
-use crate::unicode::make_visible;
+use crate::unicode::display_name;
 
 pub struct InvalidToolName;
 
@@ -27,7 +27,7 @@ impl Check for InvalidToolName {
                         Location::new(server.source, tool.pointer.key("name")),
                         format!(
                             "tool name \"{}\" {problem}; the MCP specification allows 1 to {MAX_LEN} characters of A-Z a-z 0-9 _ - .",
-                            make_visible(&tool.name)
+                            display_name(&tool.name)
                         ),
                     )
                     .server(&server.name)

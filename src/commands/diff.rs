@@ -35,6 +35,7 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
         &env.paths(&args.paths),
         std::slice::from_ref(&lock_path),
         false,
+        env.config.limits.max_file_size(),
     )?;
     let options = lock.as_ref().map_or_else(
         || env.config.fingerprint_options(),

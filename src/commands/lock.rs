@@ -104,6 +104,7 @@ fn approved(
         &env.paths(&args.paths),
         std::slice::from_ref(&lock_path),
         false,
+        env.config.limits.max_file_size(),
     )?;
     let options = env.config.fingerprint_options();
     let states = server_states(&inputs, &options);

@@ -1,10 +1,21 @@
 //! Which files a run reads: explicit files always, and under directories every `*.json`, walked
 //! in sorted order so that output never depends on the file system's listing order.
+//!
+//! A walk reads only what is inside the tree it was given. Symlinked files are followed when
+//! their target is inside that tree; a symlink leading out of it is skipped with a note, because
+//! a pull request could otherwise point `snapshots/x.json` at a file of the CI runner (a secret,
+//! `/proc/self/environ`) and have its content quoted in error messages. Symlinked directories
+//! are never followed: that rules out loops and scanning one file twice. FIFOs, sockets and
+//! devices are skipped with a note (reading them could block or never end). A path named on the
+//! command line is the user's choice and is followed wherever it leads, but it must still be a
+//! regular file or a directory.
 
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
+use walkdir::{DirEntry, WalkDir};
 
+use super::Skipped;
+use super::read::{describe_file_type, not_regular};
 use crate::error::Error;
 
 /// Directories that hold other tools' data, never snapshots; walking them only costs time.
@@ -17,23 +28,36 @@ pub struct Candidate {
     pub explicit: bool,
 }
 
-pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Result<Vec<Candidate>, Error> {
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub candidates: Vec<Candidate>,
+    /// `*.json` entries of a walk that are not read, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Result<Discovered, Error> {
     let excluded: Vec<PathBuf> = exclude
         .iter()
         .filter_map(|p| p.canonicalize().ok())
         .collect();
     let is_excluded = |p: &Path| p.canonicalize().is_ok_and(|c| excluded.contains(&c));
-    let mut out = Vec::new();
+    let mut out = Discovered::default();
     for root in paths {
         let meta = std::fs::metadata(root)
             .map_err(|e| Error::in_file(root, format!("cannot read: {e}")))?;
-        if !meta.is_dir() {
-            out.push(Candidate {
+        if meta.is_file() {
+            out.candidates.push(Candidate {
                 path: root.clone(),
                 explicit: true,
             });
             continue;
         }
+        if !meta.is_dir() {
+            return Err(not_regular(root, &meta.file_type()));
+        }
+        let tree = root
+            .canonicalize()
+            .map_err(|e| Error::in_file(root, format!("cannot read: {e}")))?;
         let walker = WalkDir::new(root)
             .sort_by_file_name()
             .into_iter()
@@ -47,16 +71,55 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Result<Vec<Candidate>
                 Error::in_file(&path, format!("cannot read: {e}"))
             })?;
             let path = entry.path();
-            if entry.file_type().is_file()
-                && path.extension().is_some_and(|ext| ext == "json")
-                && !is_excluded(path)
+            if entry.file_type().is_dir()
+                || path.extension().is_none_or(|ext| ext != "json")
+                || is_excluded(path)
             {
-                out.push(Candidate {
+                continue;
+            }
+            match walked_file(&entry, &tree) {
+                Ok(()) => out.candidates.push(Candidate {
                     path: path.to_path_buf(),
                     explicit: false,
-                });
+                }),
+                Err(reason) => out.skipped.push(Skipped {
+                    path: path.to_path_buf(),
+                    reason,
+                }),
             }
         }
     }
     Ok(out)
+}
+
+/// Whether a `*.json` entry of a walk under `tree` (canonical) is read, or why not.
+fn walked_file(entry: &DirEntry, tree: &Path) -> Result<(), String> {
+    let kind = entry.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    if !kind.is_symlink() {
+        return Err(format!(
+            "{}, not a regular file: not read",
+            describe_file_type(&kind)
+        ));
+    }
+    let target = entry
+        .path()
+        .canonicalize()
+        .map_err(|e| format!("a symlink that does not resolve ({e}): not followed"))?;
+    // The target is not named: where it leads is the runner's business, not the log's.
+    if !target.starts_with(tree) {
+        return Err("a symlink leading outside the scanned directory: not followed".to_owned());
+    }
+    let meta = std::fs::metadata(&target)
+        .map_err(|e| format!("a symlink whose target cannot be read ({e}): not followed"))?;
+    if meta.is_file() {
+        Ok(())
+    } else {
+        Err(format!(
+            "a symlink to {}: not followed",
+            describe_file_type(&meta.file_type())
+        ))
+    }
 }

@@ -4,6 +4,7 @@
 //! the config checks.
 
 mod discover;
+mod read;
 pub mod snapshot;
 
 use std::collections::BTreeMap;
@@ -11,13 +12,15 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::byte_size::ByteSize;
 use crate::clients::{self, ClientConfig, ClientKind};
 use crate::decode::Decoder;
 use crate::error::Error;
 use crate::json::{Dialect, Limits, Object, Pointer, parse};
 use crate::lock::Lock;
 use crate::source::{SourceFile, SourceId, Sources};
-pub use discover::{Candidate, discover};
+pub use discover::{Candidate, Discovered, discover};
+pub use read::{DEFAULT_MAX_FILE_SIZE, read_bytes, read_text, read_text_within};
 use snapshot::{Shape, SnapshotKind, classify};
 
 /// One server as loaded: its tools are pointers into the source's parsed document.
@@ -66,7 +69,9 @@ pub struct ToolRef {
     pub pointer: Pointer,
 }
 
-/// A JSON file that was read but holds no snapshot; reported with `-v` and in the JSON summary.
+/// A file that holds no snapshot (valid JSON of another kind), or a `*.json` entry of a walk that
+/// was not read (a FIFO, a symlink leading out of the tree); reported with `-v` and in the JSON
+/// summary.
 #[derive(Clone, Debug)]
 pub struct Skipped {
     pub path: PathBuf,
@@ -130,6 +135,8 @@ pub struct LoadOptions<'a> {
     /// Files never to read as inputs (the lockfile in use, when a directory walk meets it).
     pub exclude: &'a [PathBuf],
     pub limits: Limits,
+    /// Larger files are an error, found from their metadata before anything is read.
+    pub max_file_size: ByteSize,
     /// Whether a lockfile may be given as an input (`check` yes, `lock` no).
     pub accept_lockfiles: bool,
 }
@@ -143,7 +150,10 @@ enum Loaded {
 }
 
 pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<Error>> {
-    let candidates = discover(paths, options.exclude).map_err(|e| vec![e])?;
+    let Discovered {
+        candidates,
+        skipped,
+    } = discover(paths, options.exclude).map_err(|e| vec![e])?;
     let results: Vec<Result<(SourceFile, Loaded), Error>> = candidates
         .par_iter()
         .map(|candidate| load_file(candidate, options))
@@ -153,7 +163,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
     let mut inputs = Inputs {
         sources: Sources::default(),
         servers: Vec::new(),
-        skipped: Vec::new(),
+        skipped,
         configs: Vec::new(),
         prompts: Vec::new(),
     };
@@ -205,6 +215,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
             inputs.servers.push(server);
         }
     }
+    inputs.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if errors.is_empty() {
         Ok(inputs)
     } else {
@@ -239,7 +250,7 @@ fn load_file(
     options: &LoadOptions<'_>,
 ) -> Result<(SourceFile, Loaded), Error> {
     let path = &candidate.path;
-    let text = read_text(path)?;
+    let text = read_text_within(path, options.max_file_size)?;
     let client = clients::detect(path);
     let dialect = client.map_or(Dialect::Json, ClientKind::dialect);
     let root = parse(&text, dialect, &options.limits)
@@ -298,18 +309,6 @@ pub fn from_text(
         skipped: Vec::new(),
         configs: Vec::new(),
         prompts: Vec::new(),
-    })
-}
-
-/// Reads a file as UTF-8, with the line and column of the first invalid byte when it is not.
-pub fn read_text(path: &Path) -> Result<String, Error> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::in_file(path, format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let bytes = e.into_bytes();
-        let prefix = String::from_utf8_lossy(bytes.get(..valid).unwrap_or_default()).into_owned();
-        Error::at_offset(path, &prefix, valid, "the file is not valid UTF-8")
     })
 }
 

@@ -95,6 +95,28 @@ impl Object {
         }
     }
 
+    /// An object built in code, with the members [`Object::insert`] would leave, in linear time:
+    /// building a server's tools object one `insert` at a time is quadratic, and a snapshot may
+    /// hold a million tools.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, Node)>) -> Object {
+        let mut slots: HashMap<String, usize> = HashMap::new();
+        let mut members: Vec<Member> = Vec::new();
+        for (key, value) in pairs {
+            match slots.get(&key).and_then(|&slot| members.get_mut(slot)) {
+                Some(member) => member.value = value,
+                None => {
+                    slots.insert(key.clone(), members.len());
+                    members.push(Member {
+                        key,
+                        key_span: Span::default(),
+                        value,
+                    });
+                }
+            }
+        }
+        Object { members }
+    }
+
     /// The number of distinct keys.
     pub fn len_unique(&self) -> usize {
         self.members
@@ -179,5 +201,16 @@ mod tests {
         o.insert("d", Node::u64(5));
         assert_eq!(o.members.last().map(|m| m.key.as_str()), Some("d"));
         assert_eq!(o.len_unique(), 4);
+    }
+
+    #[test]
+    fn from_pairs_agrees_with_repeated_insert() {
+        let pairs = [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("b", 5)];
+        let mut inserted = Object::new();
+        for (k, v) in pairs {
+            inserted.insert(k, Node::u64(v));
+        }
+        let built = Object::from_pairs(pairs.map(|(k, v)| (k.to_owned(), Node::u64(v))));
+        assert_eq!(built, inserted);
     }
 }

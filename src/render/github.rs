@@ -8,6 +8,7 @@ use std::fmt::Write;
 use crate::finding::{Finding, Severity};
 use crate::scan::Report;
 use crate::source::Sources;
+use crate::unicode::{display_name, make_visible};
 
 /// One below GitHub's per-step cap, leaving room for the aggregate notice.
 const PER_LEVEL: usize = 9;
@@ -80,13 +81,15 @@ fn annotation(out: &mut String, level: Level, f: &Finding, sources: &Sources) {
     }
     let title = format!("mcp-scan {} [{}]", f.severity, f.rule);
     properties.push(format!("title={}", escape_property(&title)));
-    let mut message = f.message.clone();
+    // Messages quote server names, which come from the input.
+    let mut message = make_visible(&f.message);
     match (&f.server, &f.tool) {
         (Some(server), Some(tool)) => {
+            let (server, tool) = (display_name(server), display_name(tool));
             let _ = write!(message, " (server {server}, tool {tool})");
         }
         (Some(server), None) => {
-            let _ = write!(message, " (server {server})");
+            let _ = write!(message, " (server {})", display_name(server));
         }
         _ => {}
     }

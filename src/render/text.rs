@@ -9,7 +9,7 @@ use super::word_diff::word_diff;
 use crate::finding::{Finding, Location, Severity};
 use crate::scan::Report;
 use crate::source::Sources;
-use crate::unicode::make_visible;
+use crate::unicode::{display_name, make_visible};
 
 /// Source lines longer than this are cut around the span.
 const MAX_LINE_CHARS: usize = 120;
@@ -41,15 +41,24 @@ pub fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Pa
         out,
         "{}: {}",
         paint.severity(f.severity, &label),
-        paint.bold(&f.message)
+        // Messages quote server names, which come from the input.
+        paint.bold(&make_visible(&f.message))
     );
     excerpt(out, &f.location, sources, paint, None);
     for related in &f.related {
         excerpt(out, related, sources, paint, Some("also here"));
     }
     let mut context = Vec::new();
-    context.extend(f.server.as_ref().map(|s| format!("server: {s}")));
-    context.extend(f.tool.as_ref().map(|t| format!("tool: {t}")));
+    context.extend(
+        f.server
+            .as_ref()
+            .map(|s| format!("server: {}", display_name(s))),
+    );
+    context.extend(
+        f.tool
+            .as_ref()
+            .map(|t| format!("tool: {}", display_name(t))),
+    );
     context.extend(f.field.as_ref().map(|x| format!("field: {x}")));
     if !context.is_empty() {
         let _ = writeln!(out, "   {} {}", paint.blue("="), context.join(", "));

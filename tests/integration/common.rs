@@ -1,10 +1,15 @@
 //! Running the real binary in a scratch copy of a case directory, with a pinned environment.
 
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 pub const EPOCH: &str = "1790000000";
+
+/// Far longer than any run should take (the slowest, in a debug build, take seconds): past it,
+/// a run has hung, and the test fails instead of blocking the suite.
+const DEADLINE: Duration = Duration::from_secs(300);
 
 pub struct Output {
     pub code: i32,
@@ -33,6 +38,12 @@ fn run_full(
     overrides: &[(&str, &str)],
     stdin: Option<&[u8]>,
 ) -> Output {
+    // Input and output go through files, not pipes, so the deadline below can poll without
+    // reader or writer threads.
+    let capture = tempfile::tempdir().expect("a temporary directory");
+    let (stdout_path, stderr_path) = (capture.path().join("out"), capture.path().join("err"));
+    let stdin_path = capture.path().join("in");
+    std::fs::write(&stdin_path, stdin.unwrap_or_default()).expect("a stdin file");
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
         .args(args)
         .current_dir(dir)
@@ -43,27 +54,32 @@ fn run_full(
         .env("NO_COLOR", "1")
         .env("HOME", dir)
         .envs(overrides.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdin(File::open(&stdin_path).expect("the stdin file"))
+        .stdout(File::create(&stdout_path).expect("a capture file"))
+        .stderr(File::create(&stderr_path).expect("a capture file"))
         .spawn()
         .expect("the mcp-scan binary runs");
-    // Dropped after writing, so the child sees end of input (no input: at once).
-    let mut input = child.stdin.take().expect("a piped stdin");
-    input
-        .write_all(stdin.unwrap_or_default())
-        .expect("write stdin");
-    drop(input);
-    let output = child.wait_with_output().expect("mcp-scan finishes");
-    let code = output
-        .status
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for mcp-scan") {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("mcp-scan {args:?} hung: killed after {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let code = status
         .code()
         .expect("mcp-scan exited normally, not by a signal");
     assert!(code <= 2, "mcp-scan exited {code}: a crash, not a verdict");
+    let read =
+        |path: &Path| String::from_utf8_lossy(&std::fs::read(path).expect("captured")).into_owned();
     Output {
         code,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: read(&stdout_path),
+        stderr: read(&stderr_path),
     }
 }
 

@@ -8,6 +8,8 @@ mod action;
 mod cases;
 mod common;
 mod diff_base;
+mod hostile;
+mod no_surprises;
 mod record;
 mod safe_write;
 mod sarif_schema;
