@@ -1,6 +1,7 @@
 //! The engine behind `check`: load, fingerprint, run every check, then turn drafts into
 //! findings (rule metadata, config, ignores, spans, fingerprints) in a deterministic order.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
@@ -283,8 +284,11 @@ fn finalize_all(
     catalogue: &Catalogue,
     ignore_used: &mut [bool],
 ) -> Vec<Finding> {
+    // Indexed once: a linear search per draft is servers × findings on a large scan.
+    let by_name: HashMap<&str, &ServerState<'_>> =
+        states.iter().map(|s| (s.server.name.as_str(), s)).collect();
     let tool_pointer = |server: &str, tool: &str| -> Option<Pointer> {
-        let state = states.iter().find(|s| s.server.name == server)?;
+        let state = by_name.get(server)?;
         state.tools.get(tool).map(|t| t.tool.pointer.clone())
     };
     drafts

@@ -53,7 +53,10 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         Some(other) => imported(old.as_ref(), other, args, &who, &now).map_err(|e| vec![e])?,
         None => approved(env, args, base, &who, &now)?,
     };
-    let up_to_date = base.is_some_and(|old| old.render() == new.render());
+    // Rendered once: for a large lock, rendering is a real cost.
+    let new_text = new.render();
+    let unchanged = old.as_ref().is_some_and(|old| old.render() == new_text);
+    let up_to_date = base.is_some() && unchanged;
     if args.check {
         if up_to_date {
             eprintln!("{shown} is up to date");
@@ -70,7 +73,6 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         return Ok(0);
     }
     // A reset that changes nothing needs no backup.
-    let unchanged = old.as_ref().is_some_and(|old| old.render() == new.render());
     if args.reset
         && !unchanged
         && let Some(backup) = back_up(&lock_path, &now).map_err(|e| vec![e])?
