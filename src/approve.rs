@@ -121,9 +121,11 @@ pub fn approve(
     lock.fingerprint = options.clone();
     match approval.only {
         Some(only) => only.validate(states, &lock)?,
-        None => lock
-            .servers
-            .retain(|name, _| states.iter().any(|s| &s.server.name == name)),
+        None => {
+            let scanned: BTreeSet<&str> = states.iter().map(|s| s.server.name.as_str()).collect();
+            lock.servers
+                .retain(|name, _| scanned.contains(name.as_str()));
+        }
     }
     for (state, old_state) in states.iter().zip(old_states) {
         let name = &state.server.name;

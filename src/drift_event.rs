@@ -38,6 +38,8 @@ pub fn attach(
     fails: impl Fn(&Finding) -> bool,
 ) {
     let mut by_server: BTreeMap<String, DriftEvent> = BTreeMap::new();
+    let states: BTreeMap<&str, &ServerState<'_>> =
+        states.iter().map(|s| (s.server.name.as_str(), s)).collect();
     for finding in findings.iter_mut() {
         if finding.category != Category::Drift {
             continue;
@@ -50,7 +52,9 @@ pub fn attach(
         let base = match &finding.server {
             Some(server) => by_server
                 .entry(server.clone())
-                .or_insert_with(|| server_event(server, states, lock, options))
+                .or_insert_with(|| {
+                    server_event(server, states.get(server.as_str()).copied(), lock, options)
+                })
                 .clone(),
             None => DriftEvent {
                 server: None,
@@ -69,12 +73,11 @@ pub fn attach(
 
 fn server_event(
     name: &str,
-    states: &[ServerState<'_>],
+    state: Option<&ServerState<'_>>,
     lock: Option<&Lock>,
     options: &FingerprintOptions,
 ) -> DriftEvent {
     let locked = lock.and_then(|l| l.servers.get(name));
-    let state = states.iter().find(|s| s.server.name == name);
     let mut event = DriftEvent {
         server: Some(name.to_string()),
         previous_digest: locked.map(|l| l.baseline.hash.clone()),
