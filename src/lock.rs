@@ -7,10 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::byte_size::ByteSize;
 use crate::decode::Decoder;
 use crate::error::Error;
 use crate::fingerprint::{self, Algorithm, FingerprintOptions};
-use crate::input::read_text;
+use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
 use crate::json::canonical::to_pretty_string;
 use crate::json::{Dialect, Limits, Node, Object, Pointer, parse};
 use crate::source::SourceFile;
@@ -196,12 +197,18 @@ impl Lock {
         Pointer::root().key("launch").key(server)
     }
 
-    /// Reads the lockfile at `path`; `Ok(None)` when there is none yet.
+    /// Reads the lockfile at `path` under the default size cap; `Ok(None)` when there is none yet.
     pub fn load(path: &Path) -> Result<Option<(Lock, SourceFile)>, Error> {
+        Lock::load_within(path, DEFAULT_MAX_FILE_SIZE)
+    }
+
+    /// [`Lock::load`] under the cap `max` (`--max-file-size`): a lock stores every definition,
+    /// so a large workspace's lock outgrows its snapshots.
+    pub fn load_within(path: &Path, max: ByteSize) -> Result<Option<(Lock, SourceFile)>, Error> {
         if !path.exists() {
             return Ok(None);
         }
-        Lock::parse(path, read_text(path)?).map(Some)
+        Lock::parse(path, read_text_within(path, max)?).map(Some)
     }
 
     /// Parses lockfile `text`; `path` names it in errors (for `REV:path`, that label).

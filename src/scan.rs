@@ -86,8 +86,9 @@ impl Report {
 pub fn load_lock(
     path: &std::path::Path,
     required: bool,
+    max_file_size: ByteSize,
 ) -> Result<Option<(Lock, SourceFile)>, Error> {
-    match Lock::load(path)? {
+    match Lock::load_within(path, max_file_size)? {
         Some(loaded) => Ok(Some(loaded)),
         None if required => Err(Error::in_file(path, "the lockfile does not exist")
             .with_help("create it with `mcp-scan lock`")),
@@ -128,14 +129,26 @@ pub fn load_inputs(
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
-    let lock = load_lock(&options.lock_path, options.lock_required).map_err(|e| vec![e])?;
-    let inputs = load_inputs(
-        &options.paths,
-        std::slice::from_ref(&options.lock_path),
-        true,
-        options.config.limits.max_file_size(),
-    )?;
-    scan_loaded(inputs, lock, options, catalogue)
+    // The lock is one large file parsed on one thread: read it while the inputs load.
+    let (lock, inputs) = rayon::join(
+        || {
+            load_lock(
+                &options.lock_path,
+                options.lock_required,
+                options.config.limits.max_file_size(),
+            )
+        },
+        || {
+            load_inputs(
+                &options.paths,
+                std::slice::from_ref(&options.lock_path),
+                true,
+                options.config.limits.max_file_size(),
+            )
+        },
+    );
+    let lock = lock.map_err(|e| vec![e])?;
+    scan_loaded(inputs?, lock, options, catalogue)
 }
 
 /// The engine over inputs already loaded (from files, or from memory: `check --stdin` and

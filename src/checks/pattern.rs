@@ -4,7 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::targets::{TargetString, tool_strings};
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft};
 use crate::finding::Location;
 use crate::input::{Server, ToolRef};
@@ -22,48 +25,58 @@ fn scan_tool(cx: &Context<'_>, server: &Server, tool: &ToolRef) -> Vec<Draft> {
     let Some(object) = cx.inputs.tool_object(server, tool) else {
         return Vec::new();
     };
+    let strings = tool_strings(object);
     let mut out = Vec::new();
-    for target in tool_strings(object, &tool.pointer) {
+    for target in &strings.strings {
         for m in cx.catalogue.patterns().find(target.kind, target.text) {
             let matched = target.text.get(m.range.clone()).unwrap_or_default();
-            out.push(
-                Draft::new(
-                    m.rule.id.clone(),
-                    location(server, &target, m.range.clone()),
-                    format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
-                )
-                .server(&server.name)
-                .tool(&tool.name)
-                .field(&field_of(&target, tool)),
-            );
+            let at = At {
+                server,
+                tool,
+                strings: &strings,
+                target,
+            };
+            out.push(at.draft(
+                m.rule.id.clone(),
+                m.range.clone(),
+                format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
+            ));
         }
     }
     out
 }
 
-/// The string's location, narrowed to the match (a property name is pointed at as a key).
-pub(super) fn location(
-    server: &Server,
-    target: &TargetString<'_>,
-    range: std::ops::Range<usize>,
-) -> Location {
-    let location = Location::new(server.source, target.pointer.clone());
-    if target.is_key {
-        location.key()
-    } else {
-        location.within(range)
-    }
+/// One target string of one tool, where content checks report what they find in it.
+pub(super) struct At<'a> {
+    pub server: &'a Server,
+    pub tool: &'a ToolRef,
+    pub strings: &'a ToolStrings<'a>,
+    pub target: &'a TargetString<'a>,
 }
 
-/// The top-level tool field a string belongs to (`description`, `inputSchema`, …).
-pub(super) fn field_of(target: &TargetString<'_>, tool: &ToolRef) -> String {
-    target
-        .pointer
-        .as_str()
-        .strip_prefix(tool.pointer.as_str())
-        .and_then(|rest| rest.split('/').nth(1))
-        .unwrap_or_default()
-        .to_string()
+impl At<'_> {
+    /// A draft at `range` of the string (a property name is pointed at as a key), stamped
+    /// with the server, the tool and the top-level field.
+    pub fn draft(
+        &self,
+        rule: impl Into<Cow<'static, str>>,
+        range: Range<usize>,
+        message: String,
+    ) -> Draft {
+        let location = Location::new(
+            self.server.source,
+            self.strings.pointer(&self.tool.pointer, self.target),
+        );
+        let location = if self.target.is_key {
+            location.key()
+        } else {
+            location.within(range)
+        };
+        Draft::new(rule, location, message)
+            .server(&self.server.name)
+            .tool(&self.tool.name)
+            .field(self.strings.field(self.target))
+    }
 }
 
 /// The matched text for a message: invisible characters shown, at most 80 characters.

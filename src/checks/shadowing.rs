@@ -4,8 +4,9 @@
 //! Every comparison goes through a hash index (exact name, look-alike skeleton, client-renamed
 //! name), so a workspace of 100k tools costs a linear pass, never a pairwise one.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use regex::Regex;
 
 use super::{Check, Context, Draft};
@@ -48,7 +49,8 @@ impl Check for Shadowing {
         if cx.states.len() < 2 {
             return;
         }
-        let mut exact: BTreeMap<&str, Vec<Entry<'_>>> = BTreeMap::new();
+        // Entries in server order, so every group below lists its entries in that order.
+        let mut exact: HashMap<&str, Vec<Entry<'_>>> = HashMap::new();
         for state in cx.states {
             for (name, tool) in &state.tools {
                 exact.entry(name).or_default().push(Entry {
@@ -65,9 +67,9 @@ impl Check for Shadowing {
                 .collect();
             cx.config.shadowing.allows(&parties)
         };
-        for (name, entries) in &exact {
+        for (name, entries) in exact.iter().filter(|(_, entries)| entries.len() > 1) {
             let all: Vec<&Entry<'_>> = entries.iter().collect();
-            if entries.len() < 2 || allowed(&all) {
+            if allowed(&all) {
                 continue;
             }
             let identical = entries
@@ -94,6 +96,7 @@ impl Check for Shadowing {
                 out.push(draft.severity(severity));
             }
         }
+        let all_entries: Vec<&Entry<'_>> = exact.values().flatten().collect();
         for (rule, key, what) in [
             (
                 "tool-name-lookalike",
@@ -106,20 +109,24 @@ impl Check for Shadowing {
                 "become the same name when a client truncates tool names to 64 characters",
             ),
         ] {
-            let mut groups: BTreeMap<String, Vec<&Entry<'_>>> = BTreeMap::new();
-            for entries in exact.values() {
-                for entry in entries {
-                    groups
-                        .entry(key(&entry.state.tool.name))
-                        .or_default()
-                        .push(entry);
-                }
+            let keys: Vec<String> = all_entries
+                .par_iter()
+                .map(|entry| key(&entry.state.tool.name))
+                .collect();
+            let mut groups: HashMap<&str, Vec<&Entry<'_>>> = HashMap::new();
+            for (key, entry) in keys.iter().zip(&all_entries) {
+                groups.entry(key).or_default().push(entry);
             }
-            for entries in groups.values() {
+            for entries in groups.values_mut().filter(|entries| entries.len() > 1) {
                 let names: HashSet<&str> =
                     entries.iter().map(|e| e.state.tool.name.as_str()).collect();
                 let servers: HashSet<&str> = entries.iter().map(|e| e.server).collect();
-                if names.len() < 2 || servers.len() < 2 || allowed(entries) {
+                if names.len() < 2 || servers.len() < 2 {
+                    continue;
+                }
+                // By name, then server order (a stable sort keeps the latter).
+                entries.sort_by(|a, b| a.state.tool.name.cmp(&b.state.tool.name));
+                if allowed(entries) {
                     continue;
                 }
                 let shown: Vec<String> = entries
@@ -157,11 +164,7 @@ fn list(items: &[&str]) -> String {
 
 /// A description sentence that names another server's tool (or another server) and gives an
 /// order: "instead of `send_email`, always use …".
-fn cross_references(
-    cx: &Context<'_>,
-    exact: &BTreeMap<&str, Vec<Entry<'_>>>,
-    out: &mut Vec<Draft>,
-) {
+fn cross_references(cx: &Context<'_>, exact: &HashMap<&str, Vec<Entry<'_>>>, out: &mut Vec<Draft>) {
     let Ok(cue) = Regex::new(INSTRUCTION_CUES) else {
         return;
     };
@@ -170,44 +173,45 @@ fn cross_references(
         .iter()
         .map(|s| (s.server.name.as_str(), s))
         .collect();
-    for state in cx.states {
-        for tool in state.tools.values() {
-            let Some(description) = tool.object.get("description").and_then(|d| d.as_str()) else {
-                continue;
+    let tools: Vec<(&ServerState<'_>, &ToolState<'_>)> = cx
+        .states
+        .iter()
+        .flat_map(|state| state.tools.values().map(move |tool| (state, tool)))
+        .collect();
+    out.par_extend(tools.par_iter().filter_map(|(state, tool)| {
+        let description = tool.object.get("description").and_then(|d| d.as_str())?;
+        for (start, word) in words(description) {
+            let others: Vec<&str> = match exact.get(word) {
+                Some(entries) if !state.tools.contains_key(word) => {
+                    entries.iter().map(|e| e.server).collect()
+                }
+                _ if word != state.server.name && servers.contains_key(word) => vec![word],
+                _ => continue,
             };
-            for (start, word) in words(description) {
-                let others: Vec<&str> = match exact.get(word) {
-                    Some(entries) if !state.tools.contains_key(word) => {
-                        entries.iter().map(|e| e.server).collect()
-                    }
-                    _ if word != state.server.name && servers.contains_key(word) => vec![word],
-                    _ => continue,
-                };
-                let sentence = sentence_around(description, start);
-                if !cue.is_match(sentence) {
-                    continue;
-                }
-                let mut draft = Draft::new(
-                    "cross-server-reference",
-                    Location::new(state.server.source, tool.tool.pointer.key("description"))
-                        .within(start..start + word.len()),
-                    format!(
-                        "the description gives instructions about `{word}`, which belongs to {}, not to server `{}`",
-                        list(&others),
-                        state.server.name
-                    ),
-                )
-                .server(&state.server.name)
-                .tool(&tool.tool.name)
-                .field("description");
-                if let Some(other) = exact.get(word).and_then(|e| e.first()) {
-                    draft = draft.related(other.location());
-                }
-                out.push(draft);
-                break;
+            let sentence = sentence_around(description, start);
+            if !cue.is_match(sentence) {
+                continue;
             }
+            let mut draft = Draft::new(
+                "cross-server-reference",
+                Location::new(state.server.source, tool.tool.pointer.key("description"))
+                    .within(start..start + word.len()),
+                format!(
+                    "the description gives instructions about `{word}`, which belongs to {}, not to server `{}`",
+                    list(&others),
+                    state.server.name
+                ),
+            )
+            .server(&state.server.name)
+            .tool(&tool.tool.name)
+            .field("description");
+            if let Some(other) = exact.get(word).and_then(|e| e.first()) {
+                draft = draft.related(other.location());
+            }
+            return Some(draft);
         }
-    }
+        None
+    }));
 }
 
 /// Identifier-like words (at least 3 characters) with their byte offsets.

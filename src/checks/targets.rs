@@ -4,6 +4,10 @@
 //! schema, `title`/`description` are text, `default`/`const`/`enum`/`examples` hold values
 //! (every string inside is text), the keys of `properties`/`patternProperties` are property
 //! names, and every other object or array is walked as a sub-schema.
+//!
+//! Every string of every tool is walked by several checks, and almost none has a finding, so
+//! the walk records each string's path as a link into a small arena of steps; the JSON pointer
+//! (an allocation per level) is spelled out only for a string that has a finding.
 
 use crate::json::{Node, Object, Pointer, Value};
 use crate::rules::TargetKind;
@@ -12,53 +16,113 @@ use crate::rules::TargetKind;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TargetString<'t> {
     pub kind: TargetKind,
-    pub pointer: Pointer,
     pub text: &'t str,
     pub is_key: bool,
+    /// The string's own step in [`ToolStrings::steps`].
+    step: usize,
 }
 
-/// Every target string of the tool object at `at`, in document order.
-pub fn tool_strings<'t>(tool: &'t Object, at: &Pointer) -> Vec<TargetString<'t>> {
-    let mut out = Vec::new();
-    let mut text = |kind, pointer: Pointer, node: &'t Node| {
+/// One step of a path below the tool: a member key or an array index, and the step above it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step<'t> {
+    Key(&'t str, Option<usize>),
+    Index(usize, Option<usize>),
+}
+
+impl Step<'_> {
+    fn parent(self) -> Option<usize> {
+        match self {
+            Step::Key(_, parent) | Step::Index(_, parent) => parent,
+        }
+    }
+}
+
+/// Every target string of one tool, in document order, with the paths they sit at.
+#[derive(Debug, Default)]
+pub struct ToolStrings<'t> {
+    pub strings: Vec<TargetString<'t>>,
+    steps: Vec<Step<'t>>,
+}
+
+impl<'t> ToolStrings<'t> {
+    /// The pointer to `target`, below `tool` (the tool object's own pointer).
+    pub fn pointer(&self, tool: &Pointer, target: &TargetString<'_>) -> Pointer {
+        let mut chain = Vec::new();
+        let mut at = Some(target.step);
+        while let Some(step) = at.and_then(|i| self.steps.get(i)) {
+            chain.push(*step);
+            at = step.parent();
+        }
+        chain
+            .iter()
+            .rev()
+            .fold(tool.clone(), |pointer, step| match step {
+                Step::Key(key, _) => pointer.key(key),
+                Step::Index(i, _) => pointer.index(*i),
+            })
+    }
+
+    /// The top-level tool field `target` belongs to (`description`, `inputSchema`, …).
+    pub fn field(&self, target: &TargetString<'_>) -> &'t str {
+        let mut at = self.steps.get(target.step).copied();
+        while let Some(step) = at {
+            match (step, step.parent()) {
+                (Step::Key(key, None), _) => return key,
+                (_, parent) => at = parent.and_then(|i| self.steps.get(i)).copied(),
+            }
+        }
+        ""
+    }
+
+    fn step(&mut self, step: Step<'t>) -> usize {
+        self.steps.push(step);
+        self.steps.len() - 1
+    }
+
+    fn text(&mut self, kind: TargetKind, step: usize, node: &'t Node) {
         if let Some(text) = node.as_str() {
-            out.push(TargetString {
+            self.strings.push(TargetString {
                 kind,
-                pointer,
                 text,
                 is_key: false,
+                step,
             });
         }
-    };
+    }
+}
+
+/// Every target string of the tool object `tool`, in document order.
+pub fn tool_strings(tool: &Object) -> ToolStrings<'_> {
+    let mut out = ToolStrings::default();
     for (key, kind) in [
         ("name", TargetKind::Name),
         ("title", TargetKind::Title),
         ("description", TargetKind::Description),
     ] {
         if let Some(node) = tool.get(key) {
-            text(kind, at.key(key), node);
+            let step = out.step(Step::Key(key, None));
+            out.text(kind, step, node);
         }
     }
     if let Some(title) = tool.get("annotations").and_then(|a| a.get("title")) {
-        text(
-            TargetKind::AnnotationTitle,
-            at.key("annotations").key("title"),
-            title,
-        );
+        let annotations = out.step(Step::Key("annotations", None));
+        let step = out.step(Step::Key("title", Some(annotations)));
+        out.text(TargetKind::AnnotationTitle, step, title);
     }
     for key in ["inputSchema", "outputSchema"] {
         if let Some(schema) = tool.get(key) {
-            walk_schema(schema, at.key(key), &mut out);
+            let step = out.step(Step::Key(key, None));
+            walk_schema(schema, step, &mut out);
         }
     }
     out
 }
 
-fn walk_schema<'t>(node: &'t Node, at: Pointer, out: &mut Vec<TargetString<'t>>) {
+fn walk_schema<'t>(node: &'t Node, at: usize, out: &mut ToolStrings<'t>) {
     match &node.value {
         Value::Object(object) => {
             for member in object.iter_unique() {
-                let here = at.key(&member.key);
+                let here = out.step(Step::Key(&member.key, Some(at)));
                 match member.key.as_str() {
                     "title" | "description" if member.value.as_str().is_some() => {
                         walk_values(&member.value, here, out);
@@ -71,14 +135,14 @@ fn walk_schema<'t>(node: &'t Node, at: Pointer, out: &mut Vec<TargetString<'t>>)
                             continue;
                         };
                         for property in properties.iter_unique() {
-                            let pointer = here.key(&property.key);
-                            out.push(TargetString {
+                            let step = out.step(Step::Key(&property.key, Some(here)));
+                            out.strings.push(TargetString {
                                 kind: TargetKind::PropertyName,
-                                pointer: pointer.clone(),
                                 text: &property.key,
                                 is_key: true,
+                                step,
                             });
-                            walk_schema(&property.value, pointer, out);
+                            walk_schema(&property.value, step, out);
                         }
                     }
                     _ => walk_schema(&member.value, here, out),
@@ -87,7 +151,8 @@ fn walk_schema<'t>(node: &'t Node, at: Pointer, out: &mut Vec<TargetString<'t>>)
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk_schema(item, at.index(i), out);
+                let step = out.step(Step::Index(i, Some(at)));
+                walk_schema(item, step, out);
             }
         }
         _ => {}
@@ -95,22 +160,19 @@ fn walk_schema<'t>(node: &'t Node, at: Pointer, out: &mut Vec<TargetString<'t>>)
 }
 
 /// Every string inside a value (`enum: [...]`, an object `default`, …) is schema text.
-fn walk_values<'t>(node: &'t Node, at: Pointer, out: &mut Vec<TargetString<'t>>) {
+fn walk_values<'t>(node: &'t Node, at: usize, out: &mut ToolStrings<'t>) {
     match &node.value {
-        Value::String(text) => out.push(TargetString {
-            kind: TargetKind::SchemaText,
-            pointer: at,
-            text,
-            is_key: false,
-        }),
+        Value::String(_) => out.text(TargetKind::SchemaText, at, node),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk_values(item, at.index(i), out);
+                let step = out.step(Step::Index(i, Some(at)));
+                walk_values(item, step, out);
             }
         }
         Value::Object(object) => {
             for member in object.iter_unique() {
-                walk_values(&member.value, at.key(&member.key), out);
+                let step = out.step(Step::Key(&member.key, Some(at)));
+                walk_values(&member.value, step, out);
             }
         }
         _ => {}
@@ -132,27 +194,35 @@ mod tests {
             "outputSchema":{"items":{"title":"o"}}}"#;
         let root = parse(text, Dialect::Json, &Limits::default()).unwrap();
         let tool = root.as_object().unwrap();
-        let got: Vec<String> = tool_strings(tool, &Pointer::root())
+        let strings = tool_strings(tool);
+        let base = Pointer::root().key("tools").index(0);
+        let got: Vec<String> = strings
+            .strings
             .iter()
-            .map(|s| format!("{} {} {}", s.kind.as_str(), s.pointer, s.text))
+            .map(|s| {
+                let pointer = strings.pointer(&base, s);
+                let field = strings.field(s);
+                assert!(pointer.as_str().starts_with(&format!("/tools/0/{field}")));
+                format!("{} {} {}", s.kind.as_str(), pointer, s.text)
+            })
             .collect();
         assert_eq!(
             got,
             [
-                "name /name t",
-                "title /title T",
-                "description /description d",
-                "annotation-title /annotations/title A",
-                "schema-text /inputSchema/description s",
-                "property-name /inputSchema/properties/path path",
-                "schema-text /inputSchema/properties/path/default x",
-                "schema-text /inputSchema/properties/path/enum/0 a",
-                "schema-text /inputSchema/properties/path/enum/1 b",
-                "property-name /inputSchema/properties/title title",
-                "schema-text /inputSchema/properties/title/description a property called title",
-                "schema-text /inputSchema/$defs/n/anyOf/0/const c",
-                "schema-text /inputSchema/$defs/n/examples/0/k e",
-                "schema-text /outputSchema/items/title o",
+                "name /tools/0/name t",
+                "title /tools/0/title T",
+                "description /tools/0/description d",
+                "annotation-title /tools/0/annotations/title A",
+                "schema-text /tools/0/inputSchema/description s",
+                "property-name /tools/0/inputSchema/properties/path path",
+                "schema-text /tools/0/inputSchema/properties/path/default x",
+                "schema-text /tools/0/inputSchema/properties/path/enum/0 a",
+                "schema-text /tools/0/inputSchema/properties/path/enum/1 b",
+                "property-name /tools/0/inputSchema/properties/title title",
+                "schema-text /tools/0/inputSchema/properties/title/description a property called title",
+                "schema-text /tools/0/inputSchema/$defs/n/anyOf/0/const c",
+                "schema-text /tools/0/inputSchema/$defs/n/examples/0/k e",
+                "schema-text /tools/0/outputSchema/items/title o",
             ]
         );
     }

@@ -28,7 +28,7 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
         return review(env, args, base).map_err(|e| vec![e]);
     }
     let (lock_path, lock_required) = env.lock_path(&args.lock);
-    let lock = load_lock(&lock_path, lock_required)
+    let lock = load_lock(&lock_path, lock_required, env.config.limits.max_file_size())
         .map_err(|e| vec![e])?
         .map(|(lock, _)| lock);
     let inputs = load_inputs(
@@ -147,7 +147,7 @@ fn field_diffs(
 /// rules' findings in the approved definitions. Exit 1 when one is at or above `--fail-on`.
 fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
     let (lock_path, _) = env.lock_path(&args.lock);
-    let (head, head_file) = load_lock(&lock_path, true)?
+    let (head, head_file) = load_lock(&lock_path, true, env.config.limits.max_file_size())?
         .ok_or_else(|| Error::in_file(&lock_path, "the lockfile does not exist"))?;
     let (label, text) = read_base(base)?;
     let (base_lock, _) = Lock::parse(&label, text)?;

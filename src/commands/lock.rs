@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::approve::{Approval, Selection, approve};
 use crate::approver::approver;
+use crate::byte_size::ByteSize;
 use crate::cli::{Env, LockArgs};
 use crate::clients::launch;
 use crate::clock;
@@ -40,9 +41,10 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         .map(|n| (n, Status::Quarantined))
         .or(args.release.as_ref().map(|n| (n, Status::Verified)))
     {
-        return set_status(&lock_path, name, status).map_err(|e| vec![e]);
+        return set_status(&lock_path, name, status, env.config.limits.max_file_size())
+            .map_err(|e| vec![e]);
     }
-    let old = load_lock(&lock_path, false)
+    let old = load_lock(&lock_path, false, env.config.limits.max_file_size())
         .map_err(|e| vec![e])?
         .map(|(lock, _)| lock);
     let who = approver(args.approved_by.as_deref());
@@ -50,7 +52,15 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     // What the new lock is compared with: nothing, for a fresh start.
     let base = if args.reset { None } else { old.as_ref() };
     let new = match &args.import {
-        Some(other) => imported(old.as_ref(), other, args, &who, &now).map_err(|e| vec![e])?,
+        Some(other) => imported(
+            old.as_ref(),
+            other,
+            args,
+            &who,
+            &now,
+            env.config.limits.max_file_size(),
+        )
+        .map_err(|e| vec![e])?,
         None => approved(env, args, base, &who, &now)?,
     };
     // Rendered once: for a large lock, rendering is a real cost.
@@ -147,8 +157,9 @@ fn imported(
     args: &LockArgs,
     who: &str,
     now: &str,
+    max_file_size: ByteSize,
 ) -> Result<Lock, Error> {
-    let Some((theirs, _)) = Lock::load(other)? else {
+    let Some((theirs, _)) = Lock::load_within(other, max_file_size)? else {
         return Err(Error::in_file(
             other,
             "the lockfile to import does not exist",
@@ -228,8 +239,13 @@ fn pin_launch_specs(
     }
 }
 
-fn set_status(path: &std::path::Path, name: &str, status: Status) -> Result<u8, Error> {
-    let Some((mut lock, _)) = Lock::load(path)? else {
+fn set_status(
+    path: &std::path::Path,
+    name: &str,
+    status: Status,
+    max_file_size: ByteSize,
+) -> Result<u8, Error> {
+    let Some((mut lock, _)) = Lock::load_within(path, max_file_size)? else {
         return Err(Error::in_file(path, "the lockfile does not exist")
             .with_help("create it with `mcp-scan lock`"));
     };

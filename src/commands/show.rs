@@ -15,7 +15,7 @@ use crate::source::display_path;
 
 pub fn run(env: &Env, args: &ShowArgs) -> Result<u8, Error> {
     let (path, _) = env.lock_path(&args.lock);
-    let Some((lock, _)) = load_lock(&path, true)? else {
+    let Some((lock, _)) = load_lock(&path, true, env.config.limits.max_file_size())? else {
         return Ok(2);
     };
     let location = display_path(&path);

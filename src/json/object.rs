@@ -36,23 +36,50 @@ impl Object {
         self.members.iter().rev().find(|m| m.key == key)
     }
 
-    /// Each key once (its last occurrence, the one lookups see), in the source
-    /// order of those occurrences.
+    /// Each key once (its last occurrence, the one lookups see), in the source order of those
+    /// occurrences.
     pub fn iter_unique(&self) -> impl Iterator<Item = &Member> {
-        let mut seen = HashSet::with_capacity(self.members.len());
-        let mut kept: Vec<&Member> = self
-            .members
+        // Almost every object has unique keys: then nothing is allocated.
+        let mut shadowed = Vec::new();
+        if self.has_duplicate_keys() {
+            let mut seen = HashSet::with_capacity(self.members.len());
+            shadowed = vec![false; self.members.len()];
+            for (i, member) in self.members.iter().enumerate().rev() {
+                if !seen.insert(member.key.as_str())
+                    && let Some(flag) = shadowed.get_mut(i)
+                {
+                    *flag = true;
+                }
+            }
+        }
+        self.members
             .iter()
-            .rev()
-            .filter(|m| seen.insert(m.key.as_str()))
-            .collect();
-        kept.reverse();
-        kept.into_iter()
+            .enumerate()
+            .filter(move |(i, _)| !shadowed.get(*i).copied().unwrap_or(false))
+            .map(|(_, member)| member)
+    }
+
+    /// Whether some key occurs twice: pairwise for small objects (no allocation), hashed for
+    /// large ones.
+    pub fn has_duplicate_keys(&self) -> bool {
+        const PAIRWISE_MAX: usize = 16;
+        let members = &self.members;
+        if members.len() <= PAIRWISE_MAX {
+            return members
+                .iter()
+                .enumerate()
+                .any(|(i, m)| members.iter().skip(i + 1).any(|n| n.key == m.key));
+        }
+        let mut seen = HashSet::with_capacity(members.len());
+        !members.iter().all(|m| seen.insert(m.key.as_str()))
     }
 
     /// Keys that occur more than once, each with all its occurrences in source
     /// order; keys are ordered by their first occurrence.
     pub fn duplicate_keys(&self) -> Vec<(&str, Vec<&Member>)> {
+        if !self.has_duplicate_keys() {
+            return Vec::new();
+        }
         let mut slots: HashMap<&str, usize> = HashMap::with_capacity(self.members.len());
         let mut groups: Vec<(&str, Vec<&Member>)> = Vec::new();
         for member in &self.members {
@@ -189,6 +216,18 @@ mod tests {
             .collect();
         assert_eq!(got, [("b", vec![1, 3, 5]), ("a", vec![2, 4])]);
         assert!(object(&[("a", 1), ("b", 2)]).duplicate_keys().is_empty());
+        assert!(!object(&[("a", 1), ("b", 2)]).has_duplicate_keys());
+        let many: Vec<(String, u64)> = (0..40).map(|i| (format!("k{i}"), i)).collect();
+        let mut pairs: Vec<(&str, u64)> = many.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert!(!object(&pairs).has_duplicate_keys());
+        pairs.push(("k3", 99));
+        let large = object(&pairs);
+        assert!(large.has_duplicate_keys());
+        assert_eq!(large.iter_unique().count(), 40);
+        assert_eq!(
+            value_of(large.iter_unique().last().map(|m| &m.value)),
+            Some(99)
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex_syntax::ast::{self, Ast};
 use serde::Deserialize;
 
 use super::{Kind, Rule};
@@ -215,7 +216,7 @@ impl PatternSet {
         let mut sources: Vec<String> = Vec::new();
         for rule in rules.iter().filter(|r| r.kind == Kind::Pattern) {
             for (i, pattern) in rule.patterns.iter().enumerate() {
-                sources.push(without_word_boundaries(pattern));
+                sources.push(prefilter_pattern(pattern));
                 owners.push((compiled.len(), i));
             }
             compiled.push(PatternRule {
@@ -262,30 +263,70 @@ impl PatternSet {
     }
 }
 
-/// The pattern with its `\b` assertions dropped, for the combined set: a prefilter that matches
-/// at least wherever the rule does (dropping an assertion only widens a pattern), while the
-/// rule's own regex, word boundaries and all, confirms every hit. Unicode `\b` is what the fast
-/// DFA cannot run on non-ASCII text; with it in the set, one accented letter sent every string
-/// through the slow engine with every pattern at once.
-fn without_word_boundaries(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        // An escape is always two characters here (`\\` included), so `\b` is never misread.
-        match chars.next() {
-            Some('b') => {}
-            Some(next) => {
-                out.push(c);
-                out.push(next);
+/// The pattern widened for the combined set: a prefilter that matches at least wherever the
+/// rule does, while the rule's own regex confirms every hit. Two things are dropped, each of
+/// which only widens a pattern:
+/// - word-boundary assertions: Unicode `\b` is what the lazy DFA cannot run on non-ASCII text;
+///   with it in the set, one accented letter sent every string through the slow engine;
+/// - repetition counts (`x{0,80}` becomes `x*`, `x{2,5}` becomes `x+`): a DFA tracks a counted
+///   repetition with one state per count, and a set of many `[^.\n]{0,80}` patterns has so many
+///   combinations of counters that the lazy DFA spent most of a scan building states.
+///
+/// A pattern the parser rejects is returned as it is; the set's own error then names it.
+fn prefilter_pattern(pattern: &str) -> String {
+    match ast::parse::Parser::new().parse(pattern) {
+        Ok(mut tree) => {
+            widen(&mut tree);
+            let mut out = String::with_capacity(pattern.len());
+            match ast::print::Printer::new().print(&tree, &mut out) {
+                Ok(()) => out,
+                Err(_) => pattern.to_string(),
             }
-            None => out.push(c),
         }
+        Err(_) => pattern.to_string(),
     }
-    out
+}
+
+fn widen(node: &mut Ast) {
+    match node {
+        Ast::Assertion(assertion) if is_word_boundary(&assertion.kind) => {
+            *node = Ast::empty(assertion.span);
+        }
+        Ast::Repetition(repetition) => {
+            if let ast::RepetitionKind::Range(range) = &repetition.op.kind {
+                let at_least = match range {
+                    ast::RepetitionRange::Exactly(m)
+                    | ast::RepetitionRange::AtLeast(m)
+                    | ast::RepetitionRange::Bounded(m, _) => *m,
+                };
+                repetition.op.kind = if at_least == 0 {
+                    ast::RepetitionKind::ZeroOrMore
+                } else {
+                    ast::RepetitionKind::OneOrMore
+                };
+            }
+            widen(&mut repetition.ast);
+        }
+        Ast::Group(group) => widen(&mut group.ast),
+        Ast::Alternation(alternation) => alternation.asts.iter_mut().for_each(widen),
+        Ast::Concat(concat) => concat.asts.iter_mut().for_each(widen),
+        _ => {}
+    }
+}
+
+fn is_word_boundary(kind: &ast::AssertionKind) -> bool {
+    use ast::AssertionKind::*;
+    matches!(
+        kind,
+        WordBoundary
+            | NotWordBoundary
+            | WordBoundaryStart
+            | WordBoundaryEnd
+            | WordBoundaryStartAngle
+            | WordBoundaryEndAngle
+            | WordBoundaryStartHalf
+            | WordBoundaryEndHalf
+    )
 }
 
 /// Names the rule whose pattern broke the set (the slow path, only on error).
@@ -316,15 +357,38 @@ mod tests {
     }
 
     #[test]
-    fn word_boundaries_are_dropped_from_the_prefilter_only() {
+    fn the_prefilter_drops_word_boundaries_and_repetition_counts() {
         let cases = [
             (r"\bignore\b", "ignore"),
             (r"a\\b", r"a\\b"),
-            (r"\Bx\d", r"\Bx\d"),
+            (r"\Bx\d", r"x\d"),
             (r"(?i)\b(oubliez|ignorez)\s+", r"(?i)(oubliez|ignorez)\s+"),
+            (r"send[^.\n]{0,80}to", r"send[^.\n]*to"),
+            (r"[a-z]{40}|x{2,}?|(ab){1,3}", r"[a-z]+|x+?|(ab)+"),
+            (r"(?m)^\s*#{1,4}\s*$", r"(?m)^\s*#+\s*$"),
+            (r"unbalanced(", r"unbalanced("),
         ];
         for (pattern, want) in cases {
-            assert_eq!(without_word_boundaries(pattern), want, "{pattern}");
+            assert_eq!(prefilter_pattern(pattern), want, "{pattern}");
+        }
+    }
+
+    /// The prefilter may only widen: every builtin example that a rule matches, its prefilter
+    /// pattern matches too.
+    #[test]
+    fn the_prefilter_matches_whatever_its_rule_matches() {
+        let catalogue = Catalogue::builtin().unwrap();
+        for rule in catalogue.rules().iter().filter(|r| r.kind == Kind::Pattern) {
+            let examples = rule.examples.as_ref().unwrap();
+            for pattern in &rule.patterns {
+                let exact = compile(pattern).unwrap();
+                let wide = compile(&prefilter_pattern(pattern)).unwrap();
+                for text in examples.must_match.iter().chain(&examples.no_match) {
+                    if exact.is_match(text) {
+                        assert!(wide.is_match(text), "{}: {pattern} on {text:?}", rule.id);
+                    }
+                }
+            }
         }
     }
 
