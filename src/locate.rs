@@ -15,7 +15,7 @@ pub fn locate(sources: &Sources, location: &mut Location) {
 
 fn resolve(sources: &Sources, location: &Location) -> Option<Span> {
     let source = sources.get(location.source)?;
-    let root = source.root.as_ref()?;
+    let root = source.root()?;
     let bytes = match location.target {
         Target::Key => resolve_key_span(root, &location.pointer)?,
         Target::KeyOccurrence(n) => resolve_nth_key_span(root, &location.pointer, n)?,

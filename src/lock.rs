@@ -208,7 +208,8 @@ impl Lock {
         if !path.exists() {
             return Ok(None);
         }
-        Lock::parse(path, read_text_within(path, max)?).map(Some)
+        let text = read_text_within(path, max)?;
+        Lock::parse(path, text).map(Some)
     }
 
     /// Parses lockfile `text`; `path` names it in errors (for `REV:path`, that label).
@@ -224,7 +225,7 @@ impl Lock {
                 "take either side, then run `mcp-scan lock` to regenerate it from the snapshots",
             ));
         }
-        let root = parse(&text, Dialect::Json, &Limits::default()).map_err(|e| {
+        let mut root = parse(&text, Dialect::Json, &Limits::default()).map_err(|e| {
             Error::at_offset(
                 path,
                 &text,
@@ -232,10 +233,46 @@ impl Lock {
                 format!("the lockfile is not valid JSON: {}", e.message),
             )
         })?;
-        let lock = Lock::from_node(&root, &Decoder::new(path, &text))?;
-        Ok((lock, SourceFile::new(path.to_path_buf(), text, Some(root))))
+        let mut lock = Lock::from_node(&root, &Decoder::new(path, &text))?;
+        lock.take_definitions(&mut root);
+        Ok((
+            lock,
+            SourceFile::reparsed_on_demand(path.to_path_buf(), text),
+        ))
     }
 
+    /// Moves every tool's definition out of the parsed document into the model: the lock is
+    /// the largest file of a run and its definitions most of it, so they are not copied.
+    fn take_definitions(&mut self, root: &mut Node) {
+        let Some(servers) = root.get_mut("servers").and_then(Node::as_object_mut) else {
+            return;
+        };
+        // Every occurrence in source order, so the last of a repeated key wins, as in lookups.
+        for server_member in &mut servers.members {
+            let Some(server) = self.servers.get_mut(server_member.key.as_str()) else {
+                continue;
+            };
+            let Some(tools) = server_member
+                .value
+                .get_mut("tools")
+                .and_then(Node::as_object_mut)
+            else {
+                continue;
+            };
+            for tool_member in &mut tools.members {
+                if let (Some(tool), Some(definition)) = (
+                    server.tools.get_mut(tool_member.key.as_str()),
+                    tool_member.value.get_mut("definition"),
+                ) {
+                    tool.definition = std::mem::replace(definition, Node::null());
+                }
+            }
+        }
+    }
+
+    /// Decodes and validates the document, leaving every tool's `definition` null: either
+    /// [`Lock::parse`] moves them in, or (a lockfile given as an input) the tools are read from
+    /// the document itself.
     pub fn from_node(root: &Node, d: &Decoder<'_>) -> Result<Lock, Error> {
         let top = d.object(root, "the lockfile")?;
         d.only_keys(
@@ -393,19 +430,24 @@ impl WriteGuard {
     }
 }
 
-/// The byte offset of a git conflict marker at the start of a line, if any.
+/// The byte offset of the first git conflict marker at the start of a line, if any. The markers
+/// are searched for (a fast substring search over a file of hundreds of megabytes) rather than
+/// every line tested.
 fn conflict_marker(text: &str) -> Option<usize> {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("<<<<<<< ")
-            || line.starts_with(">>>>>>> ")
-            || line.trim_end() == "======="
-        {
-            return Some(offset);
-        }
-        offset += line.len();
-    }
-    None
+    let bytes = text.as_bytes();
+    let at_line_start = |at: usize| at == 0 || bytes.get(at - 1) == Some(&b'\n');
+    let line_at = |at: usize| {
+        let rest = text.get(at..).unwrap_or_default();
+        rest.split('\n').next().unwrap_or_default()
+    };
+    ["<<<<<<< ", ">>>>>>> ", "======="]
+        .into_iter()
+        .filter_map(|marker| {
+            memchr::memmem::find_iter(bytes, marker.as_bytes()).find(|&at| {
+                at_line_start(at) && (marker != "=======" || line_at(at).trim_end() == "=======")
+            })
+        })
+        .min()
 }
 
 fn read_fingerprint(node: &Node, d: &Decoder<'_>) -> Result<FingerprintOptions, Error> {
@@ -531,12 +573,13 @@ fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
     }
     let definition = d.required(node, obj, "definition", what)?;
     d.object(definition, "`definition`")?;
+    // The definition itself is moved in by `Lock::take_definitions` rather than copied here.
     Ok(LockedTool {
         digest: d
             .string(d.required(node, obj, "digest", what)?, "`digest`")?
             .to_string(),
         fields,
-        definition: definition.clone(),
+        definition: Node::null(),
         approval: read_tool_approval(node, obj, d)?,
     })
 }
@@ -621,4 +664,25 @@ fn server_node(server: &LockedServer) -> Node {
     }));
     obj.insert("tools", Node::object(tools));
     Node::object(obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::conflict_marker;
+
+    #[test]
+    fn conflict_markers_count_only_at_the_start_of_a_line() {
+        let cases = [
+            ("{}\n", None),
+            ("<<<<<<< HEAD\n{}", Some(0)),
+            ("{\n  \"a\": \"<<<<<<< not a marker\"\n}", None),
+            ("{\n=======\n}", Some(2)),
+            ("{\n======= x\n}", None),
+            ("{\n=======  \r\n}", Some(2)),
+            ("x\n>>>>>>> theirs\n<<<<<<< ours\n", Some(2)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(conflict_marker(text), want, "{text:?}");
+        }
+    }
 }

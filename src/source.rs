@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::json::{Node, lines::LineIndex};
+use crate::json::{Dialect, Limits, Node, lines::LineIndex, parse};
 
 /// Index of a file in [`Sources`]; cheap to copy into every location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -14,7 +14,7 @@ pub struct SourceFile {
     pub path: PathBuf,
     pub text: String,
     /// The parsed document, for JSON sources; spans are resolved against it.
-    pub root: Option<Node>,
+    root: OnceLock<Option<Node>>,
     lines: OnceLock<LineIndex>,
 }
 
@@ -23,9 +23,27 @@ impl SourceFile {
         SourceFile {
             path,
             text,
-            root,
+            root: OnceLock::from(root),
             lines: OnceLock::new(),
         }
+    }
+
+    /// A JSON source whose tree was not kept (the lockfile: its definitions are moved into the
+    /// lock model, and the rest is rarely needed); parsed again if a finding points into it.
+    pub fn reparsed_on_demand(path: PathBuf, text: String) -> SourceFile {
+        SourceFile {
+            path,
+            text,
+            root: OnceLock::new(),
+            lines: OnceLock::new(),
+        }
+    }
+
+    /// The parsed document, for JSON sources.
+    pub fn root(&self) -> Option<&Node> {
+        self.root
+            .get_or_init(|| parse(&self.text, Dialect::Json, &Limits::default()).ok())
+            .as_ref()
     }
 
     /// Built on first use: most files never carry a finding.

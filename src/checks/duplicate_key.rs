@@ -21,12 +21,7 @@ impl Check for DuplicateJsonKey {
             if !seen.insert(server.source) {
                 continue;
             }
-            let Some(root) = cx
-                .inputs
-                .sources
-                .get(server.source)
-                .and_then(|s| s.root.as_ref())
-            else {
+            let Some(root) = cx.inputs.sources.get(server.source).and_then(|s| s.root()) else {
                 continue;
             };
             walk(root, Pointer::root(), &mut |pointer, key, count| {

@@ -1,5 +1,7 @@
 //! `lock-integrity`: the lock's stored definitions must hash to its stored digests.
 
+use rayon::prelude::*;
+
 use super::{Check, Context, Draft};
 use crate::finding::Location;
 use crate::fingerprint::{server_digest, tool_digest};
@@ -18,7 +20,9 @@ impl Check for LockIntegrity {
         };
         let options = &lock.lock.fingerprint;
         let at = |pointer| Location::new(lock.source, pointer);
-        for (server, locked) in &lock.lock.servers {
+        let servers: Vec<_> = lock.lock.servers.iter().collect();
+        out.par_extend(servers.par_iter().flat_map_iter(|(server, locked)| {
+            let mut out = Vec::new();
             let mut recomputed = Vec::with_capacity(locked.tools.len());
             for (name, tool) in &locked.tools {
                 let tool_at = Lock::tool_pointer(server, name);
@@ -83,6 +87,7 @@ impl Check for LockIntegrity {
                     .server(server),
                 );
             }
-        }
+            out
+        }));
     }
 }

@@ -124,8 +124,7 @@ impl Inputs {
     pub fn tool_object(&self, server: &Server, tool: &ToolRef) -> Option<&Object> {
         self.sources
             .get(server.source)?
-            .root
-            .as_ref()?
+            .root()?
             .pointer(&tool.pointer)?
             .as_object()
     }

@@ -116,6 +116,17 @@ impl Node {
         self.as_object().and_then(|o| o.get(key))
     }
 
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.as_object_mut().and_then(|o| o.get_mut(key))
+    }
+
+    pub fn as_object_mut(&mut self) -> Option<&mut Object> {
+        match &mut self.value {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
     /// Resolves an RFC 6901 pointer; see [`super::pointer`] for the rules.
     pub fn pointer(&self, p: &Pointer) -> Option<&Node> {
         super::pointer::resolve(self, p)

@@ -31,6 +31,15 @@ impl Object {
         self.get_member(key).map(|m| &m.value)
     }
 
+    /// The value of the last member named `key`, to change it.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.members
+            .iter_mut()
+            .rev()
+            .find(|m| m.key == key)
+            .map(|m| &mut m.value)
+    }
+
     /// The last member named `key`.
     pub fn get_member(&self, key: &str) -> Option<&Member> {
         self.members.iter().rev().find(|m| m.key == key)
