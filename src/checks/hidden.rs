@@ -5,43 +5,13 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
-
-use super::pattern::{At, excerpt};
-use super::targets::tool_strings;
+use super::pattern::{each_string, excerpt};
 use super::{Check, Context, Draft};
 use crate::finding::{Category, Severity};
 use crate::rules::TargetKind;
 
 pub struct HiddenCharacters;
 pub struct DisguisedText;
-
-/// Calls `scan` on every target string of every tool (in parallel) and collects its drafts.
-fn each_string(
-    cx: &Context<'_>,
-    out: &mut Vec<Draft>,
-    scan: impl Fn(&At<'_>) -> Vec<Draft> + Sync,
-) {
-    let tools = cx.inputs.all_tools();
-    out.par_extend(tools.par_iter().flat_map_iter(|(server, tool)| {
-        let Some(object) = cx.inputs.tool_object(server, tool) else {
-            return Vec::new();
-        };
-        let strings = tool_strings(object);
-        strings
-            .strings
-            .iter()
-            .flat_map(|target| {
-                scan(&At {
-                    server,
-                    tool,
-                    strings: &strings,
-                    target,
-                })
-            })
-            .collect()
-    }));
-}
 
 impl Check for HiddenCharacters {
     fn rules(&self) -> &'static [&'static str] {

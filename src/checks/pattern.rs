@@ -2,10 +2,10 @@
 //! catalogue's compiled [`PatternSet`](crate::rules::PatternSet), one finding per rule and string
 //! with a caret under the match.
 
-use rayon::prelude::*;
-
 use std::borrow::Cow;
 use std::ops::Range;
+
+use rayon::prelude::*;
 
 use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft};
@@ -14,36 +14,52 @@ use crate::input::{Server, ToolRef};
 use crate::unicode::make_visible;
 
 pub fn run(cx: &Context<'_>) -> Vec<Draft> {
-    let tools = cx.inputs.all_tools();
-    tools
-        .par_iter()
-        .flat_map_iter(|(server, tool)| scan_tool(cx, server, tool))
-        .collect()
+    let mut out = Vec::new();
+    each_string(cx, &mut out, |at| {
+        let text = at.target.text;
+        cx.catalogue
+            .patterns()
+            .find(at.target.kind, text)
+            .into_iter()
+            .map(|m| {
+                let matched = text.get(m.range.clone()).unwrap_or_default();
+                at.draft(
+                    m.rule.id.clone(),
+                    m.range,
+                    format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
+                )
+            })
+            .collect()
+    });
+    out
 }
 
-fn scan_tool(cx: &Context<'_>, server: &Server, tool: &ToolRef) -> Vec<Draft> {
-    let Some(object) = cx.inputs.tool_object(server, tool) else {
-        return Vec::new();
-    };
-    let strings = tool_strings(object);
-    let mut out = Vec::new();
-    for target in &strings.strings {
-        for m in cx.catalogue.patterns().find(target.kind, target.text) {
-            let matched = target.text.get(m.range.clone()).unwrap_or_default();
-            let at = At {
-                server,
-                tool,
-                strings: &strings,
-                target,
-            };
-            out.push(at.draft(
-                m.rule.id.clone(),
-                m.range.clone(),
-                format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
-            ));
-        }
-    }
-    out
+/// Calls `scan` on every target string of every tool (in parallel) and collects its drafts:
+/// the walk the pattern rules and the hidden-content checks share.
+pub(super) fn each_string(
+    cx: &Context<'_>,
+    out: &mut Vec<Draft>,
+    scan: impl Fn(&At<'_>) -> Vec<Draft> + Sync,
+) {
+    let tools = cx.inputs.all_tools();
+    out.par_extend(tools.par_iter().flat_map_iter(|(server, tool)| {
+        let Some(object) = cx.inputs.tool_object(server, tool) else {
+            return Vec::new();
+        };
+        let strings = tool_strings(object);
+        strings
+            .strings
+            .iter()
+            .flat_map(|target| {
+                scan(&At {
+                    server,
+                    tool,
+                    strings: &strings,
+                    target,
+                })
+            })
+            .collect()
+    }));
 }
 
 /// One target string of one tool, where content checks report what they find in it.

@@ -47,14 +47,8 @@ pub struct ToolStrings<'t> {
 impl<'t> ToolStrings<'t> {
     /// The pointer to `target`, below `tool` (the tool object's own pointer).
     pub fn pointer(&self, tool: &Pointer, target: &TargetString<'_>) -> Pointer {
-        let mut chain = Vec::new();
-        let mut at = Some(target.step);
-        while let Some(step) = at.and_then(|i| self.steps.get(i)) {
-            chain.push(*step);
-            at = step.parent();
-        }
-        chain
-            .iter()
+        let path: Vec<Step<'t>> = self.path_up(target).collect();
+        path.iter()
             .rev()
             .fold(tool.clone(), |pointer, step| match step {
                 Step::Key(key, _) => pointer.key(key),
@@ -64,14 +58,17 @@ impl<'t> ToolStrings<'t> {
 
     /// The top-level tool field `target` belongs to (`description`, `inputSchema`, …).
     pub fn field(&self, target: &TargetString<'_>) -> &'t str {
-        let mut at = self.steps.get(target.step).copied();
-        while let Some(step) = at {
-            match (step, step.parent()) {
-                (Step::Key(key, None), _) => return key,
-                (_, parent) => at = parent.and_then(|i| self.steps.get(i)).copied(),
-            }
+        match self.path_up(target).last() {
+            Some(Step::Key(key, _)) => key,
+            _ => "",
         }
-        ""
+    }
+
+    /// The steps from `target` up to the tool's own field, innermost first.
+    fn path_up(&self, target: &TargetString<'_>) -> impl Iterator<Item = Step<'t>> + '_ {
+        std::iter::successors(self.steps.get(target.step).copied(), |step| {
+            step.parent().and_then(|i| self.steps.get(i)).copied()
+        })
     }
 
     fn step(&mut self, step: Step<'t>) -> usize {
