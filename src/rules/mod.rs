@@ -5,7 +5,9 @@
 //! sync both ways. `kind: pattern` rules are pure data (regexes over the strings a model reads,
 //! see [`pattern`]), run by one engine; users add their own with `--rules DIR`.
 
+mod dfa_set;
 pub mod pattern;
+mod prefilter;
 
 use std::collections::BTreeSet;
 use std::path::Path;
