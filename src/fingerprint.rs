@@ -9,13 +9,15 @@
 //! Every digest is written `<algorithm>:<lowercase hex>`, so the algorithm can change without
 //! ambiguity.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256, Sha512};
 
-use crate::json::canonical::{write_canonical, write_canonical_object_filtered};
+use crate::json::canonical::{write_canonical, write_canonical_members};
 use crate::json::{Node, Object};
 
 pub const SCHEME: &str = crate::json::canonical::SCHEME;
@@ -147,25 +149,46 @@ impl Write for WriteRef<'_> {
 }
 
 pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
+    thread_local! {
+        /// The canonical bytes of the tool being hashed, reused from tool to tool.
+        static CANONICAL: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
     let algorithm = options.algorithm;
     let keep = |key: &str| options.hashes_field(key);
-    let digest = digest_with(algorithm, |w| {
-        write_canonical_object_filtered(tool, &keep, &mut WriteRef(w))
-    });
-    let mut fields = BTreeMap::new();
-    for field in FIELDS {
-        if let Some(value) = tool.get(field).filter(|_| keep(field)) {
-            fields.insert(field.to_string(), node_digest(algorithm, value));
+    CANONICAL.with_borrow_mut(|bytes| {
+        bytes.clear();
+        let members = write_canonical_members(tool, &keep, bytes);
+        let slice = |range: &Range<usize>| bytes.get(range.clone()).unwrap_or_default();
+        let digest = bytes_digest(algorithm, bytes);
+        let mut fields = BTreeMap::new();
+        for field in FIELDS {
+            if let Some(member) = members.iter().find(|m| m.key == field) {
+                fields.insert(
+                    field.to_string(),
+                    bytes_digest(algorithm, slice(&member.value)),
+                );
+            }
         }
-    }
-    let is_rest = |key: &str| keep(key) && !FIELDS.contains(&key);
-    if tool.iter_unique().any(|m| is_rest(&m.key)) {
-        let rest = digest_with(algorithm, |w| {
-            write_canonical_object_filtered(tool, &is_rest, &mut WriteRef(w))
-        });
-        fields.insert(REST.to_string(), rest);
-    }
-    ToolDigest { digest, fields }
+        // The canonical object of the other members: the same members in the same order.
+        let rest: Vec<_> = members
+            .iter()
+            .filter(|m| !FIELDS.contains(&m.key))
+            .collect();
+        if !rest.is_empty() {
+            let digest = digest_with(algorithm, |w| {
+                w.write_all(b"{")?;
+                for (i, member) in rest.iter().enumerate() {
+                    if i > 0 {
+                        w.write_all(b",")?;
+                    }
+                    w.write_all(slice(&member.member))?;
+                }
+                w.write_all(b"}")
+            });
+            fields.insert(REST.to_string(), digest);
+        }
+        ToolDigest { digest, fields }
+    })
 }
 
 /// The tool as it is hashed and stored in the lock: every field but the excluded ones.

@@ -29,6 +29,7 @@
 
 use std::cmp::Ordering;
 use std::io::{self, Write};
+use std::ops::Range;
 
 use super::number::Decomposed;
 use super::{Member, Node, Number, Object, Value};
@@ -81,6 +82,45 @@ pub fn write_canonical_object_filtered<W: Write>(
     w.write_all(b"}")
 }
 
+/// Where one member of an object sits in its canonical bytes.
+pub struct MemberBytes<'o> {
+    pub key: &'o str,
+    /// `"key":value`.
+    pub member: Range<usize>,
+    pub value: Range<usize>,
+}
+
+/// [`write_canonical_object_filtered`] into `out`, also returning where each member is: the
+/// canonical bytes of a member's value are those of the value alone, so one pass serves every
+/// digest of a tool.
+pub fn write_canonical_members<'o>(
+    obj: &'o Object,
+    keep: &dyn Fn(&str) -> bool,
+    out: &mut Vec<u8>,
+) -> Vec<MemberBytes<'o>> {
+    let members = sorted_unique(obj, keep);
+    let mut placed = Vec::with_capacity(members.len());
+    out.push(b'{');
+    for (i, member) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
+        // Writing into a Vec cannot fail.
+        let _ = write_string(&member.key, out);
+        out.push(b':');
+        let value_start = out.len();
+        let _ = write_canonical(&member.value, out);
+        placed.push(MemberBytes {
+            key: &member.key,
+            member: start..out.len(),
+            value: value_start..out.len(),
+        });
+    }
+    out.push(b'}');
+    placed
+}
+
 /// Key order of the canonical form: UTF-16 code units, as in RFC 8785.
 pub fn compare_keys(a: &str, b: &str) -> Ordering {
     // Byte order equals UTF-16 order unless a character at or above U+E000
@@ -111,7 +151,12 @@ fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {
     w.write_all(b"\"")?;
     let bytes = s.as_bytes();
     let mut run_start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if !needs_escape(b) {
+            i += 1 + clean_prefix(bytes.get(i + 1..).unwrap_or_default());
+            continue;
+        }
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -120,7 +165,7 @@ fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {
             b'\n' => b"\\n",
             0x0c => b"\\f",
             b'\r' => b"\\r",
-            0x00..=0x1f => &[
+            _ => &[
                 b'\\',
                 b'u',
                 b'0',
@@ -128,14 +173,49 @@ fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {
                 HEX[usize::from(b >> 4)],
                 HEX[usize::from(b & 0xf)],
             ],
-            _ => continue,
         };
         w.write_all(bytes.get(run_start..i).unwrap_or_default())?;
         w.write_all(escape)?;
-        run_start = i + 1;
+        i += 1;
+        run_start = i;
     }
     w.write_all(bytes.get(run_start..).unwrap_or_default())?;
     w.write_all(b"\"")
+}
+
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// How many leading bytes need no escape, eight at a time: tool text is long runs of plain
+/// characters, and this scan was the largest single cost of fingerprinting.
+fn clean_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte of the result has its high bit set where `x` has a zero byte (exact for the
+    // first zero byte, which is all the scan needs).
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut done = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // Bytes below 0x20: subtracting 0x20 borrows into the high bit (for bytes < 0x80).
+        let control = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
+        let flagged = control
+            | zero_bytes(x ^ (ONES * u64::from(b'"')))
+            | zero_bytes(x ^ (ONES * u64::from(b'\\')));
+        if flagged != 0 {
+            return done + (flagged.trailing_zeros() / 8) as usize;
+        }
+        done += 8;
+    }
+    done + bytes
+        .get(done..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&b| !needs_escape(b))
+        .count()
 }
 
 const HEX: [u8; 16] = *b"0123456789abcdef";

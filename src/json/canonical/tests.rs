@@ -97,6 +97,77 @@ fn strings() {
     }
 }
 
+/// The word-at-a-time scan finds every byte to escape wherever it falls in a word.
+#[test]
+fn escapes_at_every_position() {
+    let naive = |s: &str| -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{8}' => out.push_str("\\b"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\u{c}' => out.push_str("\\f"),
+                '\r' => out.push_str("\\r"),
+                c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    };
+    let specials = [
+        '"', '\\', '\n', '\u{0}', '\u{1f}', '\u{7f}', ' ', '!', '#', 'é', '\u{2028}',
+    ];
+    for len in 0..20 {
+        for at in 0..len {
+            for special in specials {
+                for filler in ['a', 'ÿ', '~'] {
+                    let s: String = (0..len)
+                        .map(|i| if i == at { special } else { filler })
+                        .collect();
+                    let mut out = Vec::new();
+                    write_string(&s, &mut out).unwrap();
+                    assert_eq!(String::from_utf8(out).unwrap(), naive(&s), "{s:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn member_bytes_are_each_values_canonical_bytes() {
+    let node = parse(
+        r#"{"b": [1, "x\n"], "a": {"z": 1e2, "y": null}, "b": 2, "c": "\""}"#,
+        Dialect::Json,
+        &Limits::default(),
+    )
+    .unwrap();
+    let object = node.as_object().unwrap();
+    let mut out = Vec::new();
+    let members = write_canonical_members(object, &|k| k != "c", &mut out);
+    assert_eq!(
+        String::from_utf8(out.clone()).unwrap(),
+        r#"{"a":{"y":null,"z":100},"b":2}"#
+    );
+    for m in &members {
+        let value = object.get(m.key).unwrap();
+        assert_eq!(
+            &out[m.value.clone()],
+            to_canonical_vec(value).as_slice(),
+            "{}",
+            m.key
+        );
+        assert!(out[m.member.clone()].starts_with(format!("\"{}\":", m.key).as_bytes()));
+    }
+    assert_eq!(
+        members.iter().map(|m| m.key).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+}
+
 #[test]
 fn structure_and_key_order() {
     let cases = [
