@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::error::Error;
 use crate::fingerprint::{FingerprintOptions, hashed_definition};
 use crate::lock::{
-    ApprovalKind, Baseline, Lock, LockedServer, LockedTool, Status, ToolApproval, tools_digest,
+    ApprovalKind, Baseline, Definition, Lock, LockedServer, LockedTool, Status, ToolApproval,
+    tools_digest,
 };
 use crate::state::ServerState;
 
@@ -207,7 +208,7 @@ fn approve_server(
         let locked = LockedTool {
             digest: current.digest.digest.clone(),
             fields: current.digest.fields.clone(),
-            definition: hashed_definition(current.object, options),
+            definition: Definition::Tree(hashed_definition(current.object, options)),
             approval: stamp,
         };
         tools.insert(name, locked);

@@ -1,7 +1,7 @@
 //! The files a run read, kept once so that every finding can point into them.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::json::{Dialect, Limits, Node, lines::LineIndex, parse};
 
@@ -12,7 +12,8 @@ pub struct SourceId(pub usize);
 pub struct SourceFile {
     /// The path as the user will read it: relative to the working directory when possible.
     pub path: PathBuf,
-    pub text: String,
+    /// Shared with the lock's stored definitions, which are parsed from it on demand.
+    pub text: Arc<String>,
     /// The parsed document, for JSON sources; spans are resolved against it.
     root: OnceLock<Option<Node>>,
     lines: OnceLock<LineIndex>,
@@ -22,7 +23,7 @@ impl SourceFile {
     pub fn new(path: PathBuf, text: String, root: Option<Node>) -> SourceFile {
         SourceFile {
             path,
-            text,
+            text: Arc::new(text),
             root: OnceLock::from(root),
             lines: OnceLock::new(),
         }
@@ -30,7 +31,7 @@ impl SourceFile {
 
     /// A JSON source whose tree was not kept (the lockfile: its definitions are moved into the
     /// lock model, and the rest is rarely needed); parsed again if a finding points into it.
-    pub fn reparsed_on_demand(path: PathBuf, text: String) -> SourceFile {
+    pub fn reparsed_on_demand(path: PathBuf, text: Arc<String>) -> SourceFile {
         SourceFile {
             path,
             text,

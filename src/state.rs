@@ -122,7 +122,7 @@ pub fn compare<'s, 'a>(
         match locked.tools.get(*name) {
             None => deltas.push(ToolDelta::Added(tool)),
             Some(l) if l.digest != tool.digest.digest => {
-                let fields = match l.definition.as_object() {
+                let fields = match l.definition.node().as_object() {
                     Some(def) => changed_fields(def, tool.object, options),
                     None => vec![],
                 };

@@ -152,7 +152,8 @@ fn tool_delta(
             .tool(name),
         ),
         ToolDelta::Changed { state: tool, locked, fields } => {
-            let Some(before) = locked.definition.as_object() else {
+            let before = locked.definition.node();
+            let Some(before) = before.as_object() else {
                 return;
             };
             for field in fields {

@@ -4,7 +4,7 @@ use rayon::prelude::*;
 
 use super::{Check, Context, Draft};
 use crate::finding::Location;
-use crate::fingerprint::{server_digest, tool_digest};
+use crate::fingerprint::server_digest;
 use crate::lock::Lock;
 
 pub struct LockIntegrity;
@@ -26,11 +26,12 @@ impl Check for LockIntegrity {
             let mut recomputed = Vec::with_capacity(locked.tools.len());
             for (name, tool) in &locked.tools {
                 let tool_at = Lock::tool_pointer(server, name);
-                let Some(definition) = tool.definition.as_object() else {
+                // Hashed when the lock was read (with these options: the lock's own).
+                let Some(hashed) = tool.definition.hashed(options) else {
                     continue;
                 };
-                let digest = tool_digest(definition, options);
-                let stored_name = definition.get("name").and_then(|n| n.as_str());
+                let digest = &hashed.digest;
+                let stored_name = hashed.name.as_deref();
                 if stored_name != Some(name.as_str()) {
                     out.push(
                         Draft::new(
@@ -69,7 +70,7 @@ impl Check for LockIntegrity {
                         .tool(name),
                     );
                 }
-                recomputed.push((name.as_str(), digest.digest));
+                recomputed.push((name.as_str(), digest.digest.clone()));
             }
             let hash = server_digest(
                 options.algorithm,

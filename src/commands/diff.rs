@@ -87,7 +87,7 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
                             field_diffs(
                                 &mut out,
                                 fields,
-                                locked.definition.as_object(),
+                                locked.definition.node().as_object(),
                                 Some(t.object),
                                 paint,
                             );
@@ -199,7 +199,7 @@ pub fn approvals(out: &mut String, changes: &[ServerChange<'_>], paint: Paint) {
                     server.tools.len()
                 );
                 for (tool, locked) in &server.tools {
-                    added_tool(out, tool, locked.definition.as_object(), paint);
+                    added_tool(out, tool, locked.definition.node().as_object(), paint);
                 }
             }
             ServerChange::Removed(name, _) => {
@@ -226,7 +226,7 @@ pub fn approvals(out: &mut String, changes: &[ServerChange<'_>], paint: Paint) {
                 for tool in tools {
                     match tool {
                         ToolChange::Added(tool, locked) => {
-                            added_tool(out, tool, locked.definition.as_object(), paint);
+                            added_tool(out, tool, locked.definition.node().as_object(), paint);
                         }
                         ToolChange::Removed(tool, _) => {
                             let _ = writeln!(out, "    {} {tool}", paint.removed("-"));
@@ -241,8 +241,8 @@ pub fn approvals(out: &mut String, changes: &[ServerChange<'_>], paint: Paint) {
                             field_diffs(
                                 out,
                                 fields,
-                                old.definition.as_object(),
-                                new.definition.as_object(),
+                                old.definition.node().as_object(),
+                                new.definition.node().as_object(),
                                 paint,
                             );
                         }

@@ -49,16 +49,30 @@ const TRUNCATED: &str = "unexpected end of input: the JSON is truncated";
 const BOM: &str = "\u{FEFF}";
 
 pub fn parse(text: &str, dialect: Dialect, limits: &Limits) -> Result<Node, ParseError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: if text.starts_with(BOM) { BOM.len() } else { 0 },
-        dialect,
-        max_depth: limits.max_depth,
-        depth: 0,
-        open_members: Vec::new(),
-        open_items: Vec::new(),
-    };
+    parse_deferring(text, dialect, limits, None)
+}
+
+/// Object members whose value [`parse_deferring`] does not build: the member named `key` of
+/// every object at nesting `depth` (1 for the top-level object's members), when its value is
+/// an object.
+#[derive(Clone, Copy, Debug)]
+pub struct Deferral {
+    pub key: &'static str,
+    pub depth: usize,
+}
+
+/// [`parse`], except that each value `deferral` names is only skipped over: it becomes an empty
+/// object whose span covers the value, to parse later with [`parse_value_at`] (in parallel, or
+/// never). The skip only balances brackets outside strings; the later parse validates it.
+pub fn parse_deferring(
+    text: &str,
+    dialect: Dialect,
+    limits: &Limits,
+    deferral: Option<Deferral>,
+) -> Result<Node, ParseError> {
+    let mut parser = Parser::new(text, dialect, limits);
+    parser.deferral = deferral;
+    parser.pos = if text.starts_with(BOM) { BOM.len() } else { 0 };
     parser.skip_ws()?;
     if parser.pos >= parser.bytes.len() {
         return Err(parser.error_at(parser.pos, "empty input".to_owned()));
@@ -67,6 +81,23 @@ pub fn parse(text: &str, dialect: Dialect, limits: &Limits) -> Result<Node, Pars
     parser.skip_ws()?;
     if parser.pos < parser.bytes.len() {
         return Err(parser.unexpected("trailing characters after the JSON value"));
+    }
+    Ok(node)
+}
+
+/// The one value at `span` of `text` (a span [`parse_deferring`] deferred), with spans into
+/// the whole text; an error unless it ends exactly at `span.end`.
+pub fn parse_value_at(
+    text: &str,
+    span: Span,
+    dialect: Dialect,
+    limits: &Limits,
+) -> Result<Node, ParseError> {
+    let mut parser = Parser::new(text, dialect, limits);
+    parser.pos = span.start;
+    let node = parser.value()?;
+    if parser.pos != span.end {
+        return Err(parser.unexpected("expected the end of the value"));
     }
     Ok(node)
 }
@@ -83,9 +114,60 @@ struct Parser<'a> {
     /// capacity that growing by pushes leaves (a quarter of a large tree's memory).
     open_members: Vec<Member>,
     open_items: Vec<Node>,
+    deferral: Option<Deferral>,
 }
 
 impl<'a> Parser<'a> {
+    fn new(text: &'a str, dialect: Dialect, limits: &Limits) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            dialect,
+            max_depth: limits.max_depth,
+            depth: 0,
+            open_members: Vec::new(),
+            open_items: Vec::new(),
+            deferral: None,
+        }
+    }
+
+    /// The end of the deferred object value at the current position, if member `key` is
+    /// deferred and its value is an object whose brackets balance.
+    fn deferred_object_end(&self, key: &str) -> Option<usize> {
+        let deferral = self.deferral?;
+        if deferral.depth != self.depth || deferral.key != key || self.peek() != Some(b'{') {
+            return None;
+        }
+        let mut open = 0usize;
+        let mut i = self.pos;
+        while let Some(&b) = self.bytes.get(i) {
+            match b {
+                b'"' => {
+                    // To the closing quote, stepping over escapes.
+                    loop {
+                        let rest = self.bytes.get(i + 1..)?;
+                        i += 1 + memchr::memchr2(b'"', b'\\', rest)?;
+                        if self.bytes.get(i) == Some(&b'"') {
+                            break;
+                        }
+                        i += 1;
+                    }
+                }
+                b'{' | b'[' => open += 1,
+                b'}' | b']' => {
+                    open = open.checked_sub(1)?;
+                    if open == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -258,7 +340,20 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws()?;
-            let value = self.value()?;
+            let value = match self.deferred_object_end(&key) {
+                Some(end) => {
+                    let span = Span {
+                        start: self.pos,
+                        end,
+                    };
+                    self.pos = end;
+                    Node {
+                        value: Value::Object(Object::new()),
+                        span,
+                    }
+                }
+                None => self.value()?,
+            };
             self.open_members.push(Member {
                 key,
                 key_span,
@@ -739,6 +834,36 @@ mod tests {
         assert_eq!(spans, ["1", "\"x\\u0041\"", "true"]);
         assert_eq!(items.get(1).and_then(Node::as_str), Some("xA"));
         assert_eq!(object.get("z").map(|n| slice(n.span)), Some("{}"));
+    }
+
+    #[test]
+    fn deferred_values_are_skipped_then_parsed_in_place() {
+        let text = r#"{"a": {"d": {"x": "}{\"]", "y": [1, {"z": null}]}, "e": 1}, "d": {"k": 2}}"#;
+        let deferral = Deferral { key: "d", depth: 2 };
+        let root =
+            parse_deferring(text, Dialect::Json, &Limits::default(), Some(deferral)).unwrap();
+        let full = json(text).unwrap();
+        // Only the member at the named depth is deferred, as an empty object over its span.
+        let deferred = root.get("a").unwrap().get("d").unwrap();
+        assert_eq!(deferred.as_object().unwrap().members.len(), 0);
+        let original = full.get("a").unwrap().get("d").unwrap();
+        assert_eq!(deferred.span, original.span);
+        assert_eq!(
+            root.get("a").unwrap().get("e"),
+            full.get("a").unwrap().get("e")
+        );
+        assert_eq!(root.get("d"), full.get("d"));
+        let parsed = parse_value_at(text, deferred.span, Dialect::Json, &Limits::default());
+        assert_eq!(parsed.as_ref(), Ok(original));
+        // Invalid JSON inside a deferred value is found by the later parse, at its offset.
+        let bad = r#"{"a": {"d": {"x": tru}}}"#;
+        let root = parse_deferring(bad, Dialect::Json, &Limits::default(), Some(deferral)).unwrap();
+        let span = root.get("a").unwrap().get("d").unwrap().span;
+        let error = parse_value_at(bad, span, Dialect::Json, &Limits::default()).unwrap_err();
+        assert_eq!(error.offset, bad.find("tru").unwrap());
+        // Unbalanced: not deferred, so the whole parse reports it.
+        let open = r#"{"a": {"d": {"x": [1}}"#;
+        assert!(parse_deferring(open, Dialect::Json, &Limits::default(), Some(deferral)).is_err());
     }
 
     #[test]

@@ -70,6 +70,20 @@ fn nesting_100k_levels_deep_is_an_error_at_the_first_level_too_deep() {
         "deep.lock:1:257",
         "the lockfile is not valid JSON: nesting",
     );
+    // Inside a tool's definition, which is parsed apart from the rest of the lock: the same
+    // limit, counted from the top of the file.
+    let in_definition =
+        format!(r#"{{"servers":{{"s":{{"tools":{{"t":{{"definition":{{"d":{deep}}}}}}}}}}}}}"#);
+    write(dir.path(), "deep-definition.lock", &in_definition);
+    let out = mcp_scan(
+        dir.path(),
+        &["check", "schema.json", "--lock", "deep-definition.lock"],
+    );
+    assert_error(
+        &out,
+        "deep-definition.lock:1:300",
+        "the lockfile is not valid JSON: nesting",
+    );
 }
 
 /// 10k levels, not 100k: the YAML library takes time quadratic in the nesting (docs/hardening.md).

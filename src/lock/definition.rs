@@ -1,0 +1,92 @@
+//! A locked tool's approved definition, and what verifying it against its digests needs.
+//!
+//! A lock stores every definition, so it is most of the largest file of a run (370 MB for
+//! 100k tools). Reading it builds no tree for them: the document is parsed with each
+//! definition skipped over, then every definition is parsed on its own, in parallel, hashed
+//! for `lock-integrity` and dropped, keeping only its place in the text. The few that a run
+//! needs again (a drifted tool's fields, `diff`) are parsed again from there.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::fingerprint::{FingerprintOptions, ToolDigest, tool_digest};
+use crate::json::{Dialect, Limits, Node, Span, parse_value_at};
+
+#[derive(Clone, Debug)]
+pub enum Definition {
+    /// Built in code (a new approval), or not read (a lockfile given as an input, whose tools
+    /// are read from the document itself: null).
+    Tree(Node),
+    /// In a lockfile's text.
+    Stored(Arc<Stored>),
+}
+
+#[derive(Debug)]
+pub struct Stored {
+    text: Arc<String>,
+    span: Span,
+    /// Nesting allowed inside the definition: what the whole document allows, less the depth
+    /// it sits at.
+    limits: Limits,
+    hashed: Option<Hashed>,
+}
+
+/// What `lock-integrity` compares with the stored digests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hashed {
+    pub digest: ToolDigest,
+    /// The definition's own `name`, when it is a string.
+    pub name: Option<String>,
+}
+
+impl Hashed {
+    pub fn of(definition: &Node, options: &FingerprintOptions) -> Option<Hashed> {
+        let object = definition.as_object()?;
+        Some(Hashed {
+            digest: tool_digest(object, options),
+            name: object.get("name").and_then(Node::as_str).map(str::to_owned),
+        })
+    }
+}
+
+impl Definition {
+    /// Parses the definition at `span` of `text` and hashes it with the lock's `options`; the
+    /// parse error (with its offset in `text`) when it is not valid JSON.
+    pub fn stored(
+        text: &Arc<String>,
+        span: Span,
+        limits: Limits,
+        options: &FingerprintOptions,
+    ) -> Result<Definition, crate::json::ParseError> {
+        let node = parse_value_at(text, span, Dialect::Json, &limits)?;
+        let hashed = Hashed::of(&node, options);
+        Ok(Definition::Stored(Arc::new(Stored {
+            text: Arc::clone(text),
+            span,
+            limits,
+            hashed,
+        })))
+    }
+
+    /// The definition as a tree: parsed again from the lockfile's text when it is stored there.
+    pub fn node(&self) -> Cow<'_, Node> {
+        match self {
+            Definition::Tree(node) => Cow::Borrowed(node),
+            Definition::Stored(stored) => Cow::Owned(
+                // It parsed when the lock was read; the text has not changed since.
+                parse_value_at(&stored.text, stored.span, Dialect::Json, &stored.limits)
+                    .unwrap_or_else(|_| Node::null()),
+            ),
+        }
+    }
+
+    /// The digests of the definition under `options`, which for a stored definition must be
+    /// the options of the lock it was read from (they were computed when it was read); `None`
+    /// when the definition is not an object.
+    pub fn hashed(&self, options: &FingerprintOptions) -> Option<Cow<'_, Hashed>> {
+        match self {
+            Definition::Tree(node) => Hashed::of(node, options).map(Cow::Owned),
+            Definition::Stored(stored) => stored.hashed.as_ref().map(Cow::Borrowed),
+        }
+    }
+}
