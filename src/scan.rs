@@ -1,9 +1,9 @@
 //! The engine behind `check`: load, fingerprint, run every check, then turn drafts into
 //! findings (rule metadata, config, ignores, spans, fingerprints) in a deterministic order.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
+use foldhash::HashMap;
 use sha2::{Digest, Sha256};
 
 use crate::byte_size::ByteSize;
@@ -129,7 +129,7 @@ pub fn load_inputs(
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
-    // The lock is one large file parsed on one thread: read it while the inputs load.
+    // The lock is the largest file: read it while the inputs load.
     let (lock, inputs) = rayon::join(
         || {
             load_lock(

@@ -4,8 +4,7 @@
 //! Every comparison goes through a hash index (exact name, look-alike skeleton, client-renamed
 //! name), so a workspace of 100k tools costs a linear pass, never a pairwise one.
 
-use std::collections::{HashMap, HashSet};
-
+use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
 use regex::Regex;
 

@@ -44,9 +44,12 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         return set_status(&lock_path, name, status, env.config.limits.max_file_size())
             .map_err(|e| vec![e]);
     }
-    let old = load_lock(&lock_path, false, env.config.limits.max_file_size())
+    let (old, old_file) = match load_lock(&lock_path, false, env.config.limits.max_file_size())
         .map_err(|e| vec![e])?
-        .map(|(lock, _)| lock);
+    {
+        Some((lock, file)) => (Some(lock), Some(file)),
+        None => (None, None),
+    };
     let who = approver(args.approved_by.as_deref());
     let now = clock::now().map_err(|e| vec![e])?;
     // What the new lock is compared with: nothing, for a fresh start.
@@ -63,9 +66,11 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         .map_err(|e| vec![e])?,
         None => approved(env, args, base, &who, &now)?,
     };
-    // Rendered once: for a large lock, rendering is a real cost.
+    // Rendered once: for a large lock, rendering is a real cost. The old lock usually is the
+    // file's bytes exactly; only a file formatted some other way is rendered to compare.
     let new_text = new.render();
-    let unchanged = old.as_ref().is_some_and(|old| old.render() == new_text);
+    let unchanged = old_file.is_some_and(|file| *file.text == new_text)
+        || old.as_ref().is_some_and(|old| old.render() == new_text);
     let up_to_date = base.is_some() && unchanged;
     if args.check {
         if up_to_date {
@@ -89,7 +94,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     {
         eprintln!("backed up the previous lock to {}", display_path(&backup));
     }
-    let written = new.write(&lock_path).map_err(|e| vec![e])?;
+    let written = Lock::write_rendered(&lock_path, &new_text).map_err(|e| vec![e])?;
     let contents = format!(
         "{}, {}",
         count(new.servers.len(), "server"),

@@ -276,6 +276,42 @@ pub fn to_pretty_string(node: &Node) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// [`to_pretty_string`]'s bytes for a value nested `indent` levels deep: a large document can
+/// be rendered in parts (in parallel) and joined with [`write_pretty_rendered_object`].
+pub fn write_pretty_at(node: &Node, indent: usize, w: &mut Vec<u8>) {
+    // Writing into a Vec cannot fail.
+    let _ = write_pretty(node, indent, w);
+}
+
+/// The pretty bytes of an object whose member values are already rendered (each with
+/// [`write_pretty_at`] at `indent + 1`), members given in any order: the same bytes as
+/// rendering the whole object at once.
+pub fn write_pretty_rendered_object(
+    members: &mut [(&str, Vec<u8>)],
+    indent: usize,
+    w: &mut Vec<u8>,
+) {
+    if members.is_empty() {
+        w.extend_from_slice(b"{}");
+        return;
+    }
+    members.sort_by(|a, b| compare_keys(a.0, b.0));
+    w.push(b'{');
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            w.push(b',');
+        }
+        w.push(b'\n');
+        w.extend(std::iter::repeat_n(b' ', (indent + 1) * 2));
+        let _ = write_string(key, w);
+        w.extend_from_slice(b": ");
+        w.extend_from_slice(value);
+    }
+    w.push(b'\n');
+    w.extend(std::iter::repeat_n(b' ', indent * 2));
+    w.push(b'}');
+}
+
 fn write_pretty(node: &Node, indent: usize, w: &mut Vec<u8>) -> io::Result<()> {
     let newline = |w: &mut Vec<u8>, level: usize| {
         w.push(b'\n');

@@ -6,10 +6,11 @@
 
 mod definition;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 pub use definition::{Definition, Hashed};
@@ -19,7 +20,7 @@ use crate::decode::Decoder;
 use crate::error::Error;
 use crate::fingerprint::{self, Algorithm, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
-use crate::json::canonical::to_pretty_string;
+use crate::json::canonical::{write_pretty_at, write_pretty_rendered_object};
 use crate::json::{Deferral, Dialect, Limits, Node, Object, Pointer, parse_deferring};
 use crate::source::SourceFile;
 
@@ -349,7 +350,8 @@ impl Lock {
         })
     }
 
-    pub fn to_node(&self) -> Node {
+    /// The top-level members other than `servers`, in no particular order.
+    fn top_members(&self) -> Vec<(&'static str, Node)> {
         let mut fp = Object::default();
         fp.insert("scheme", Node::string(fingerprint::SCHEME));
         fp.insert(
@@ -360,16 +362,11 @@ impl Lock {
             "exclude",
             Node::array(self.fingerprint.exclude.iter().map(Node::string).collect()),
         );
-        let servers = Object::from_pairs(
-            self.servers
-                .iter()
-                .map(|(name, server)| (name.clone(), server_node(server))),
-        );
-        let mut top = Object::default();
-        top.insert(GENERATED_KEY, Node::string(GENERATED));
-        top.insert("version", Node::u64(FORMAT_VERSION));
-        top.insert("fingerprint", Node::object(fp));
-        top.insert("servers", Node::object(servers));
+        let mut top = vec![
+            (GENERATED_KEY, Node::string(GENERATED)),
+            ("version", Node::u64(FORMAT_VERSION)),
+            ("fingerprint", Node::object(fp)),
+        ];
         // Optional sections appear only when they have entries, so locks without them keep
         // their exact bytes.
         if !self.prompts.is_empty() {
@@ -379,7 +376,7 @@ impl Lock {
                 entry.insert("digest", Node::string(digest.clone()));
                 prompts.insert(path.clone(), Node::object(entry));
             }
-            top.insert("prompts", Node::object(prompts));
+            top.push(("prompts", Node::object(prompts)));
         }
         if !self.launch.is_empty() {
             let mut launch = Object::default();
@@ -389,23 +386,55 @@ impl Lock {
                 entry.insert("runs", Node::string(spec.runs.clone()));
                 launch.insert(name.clone(), Node::object(entry));
             }
-            top.insert("launch", Node::object(launch));
+            top.push(("launch", Node::object(launch)));
         }
-        Node::object(top)
+        top
     }
 
-    /// The exact bytes of the lockfile for this model.
+    /// The exact bytes of the lockfile for this model: pretty JSON with sorted keys. Each
+    /// server is rendered on its own, in parallel (its stored definitions are parsed again to
+    /// be written), and the parts are joined into the bytes the whole document would give.
     pub fn render(&self) -> String {
-        let mut text = to_pretty_string(&self.to_node());
-        text.push('\n');
-        text
+        let mut servers: Vec<(&str, Vec<u8>)> = self
+            .servers
+            .par_iter()
+            .map(|(name, server)| {
+                let mut out = Vec::new();
+                write_pretty_at(&server_node(server), 2, &mut out);
+                (name.as_str(), out)
+            })
+            .collect();
+        let mut servers_text = Vec::new();
+        write_pretty_rendered_object(&mut servers, 1, &mut servers_text);
+        let top_nodes = self.top_members();
+        let mut top: Vec<(&str, Vec<u8>)> = top_nodes
+            .iter()
+            .map(|(key, node)| {
+                let mut out = Vec::new();
+                write_pretty_at(node, 1, &mut out);
+                (*key, out)
+            })
+            .collect();
+        top.push(("servers", servers_text));
+        let mut out = Vec::new();
+        write_pretty_rendered_object(&mut top, 0, &mut out);
+        out.push(b'\n');
+        // Only valid UTF-8 is ever written, so the lossy path is never taken.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
-    /// Writes atomically (temporary file in the same directory, then rename), so a reader never
-    /// sees half a lock. Returns whether the file changed: identical bytes are left untouched.
-    pub fn write(&self, path: &Path) -> Result<bool, Error> {
-        crate::atomic_file::write(path, self.render().as_bytes())
+    /// Writes `text` ([`Lock::render`]'s) atomically (temporary file in the same directory,
+    /// then rename), so a reader never sees half a lock. Returns whether the file changed:
+    /// identical bytes are left untouched.
+    pub fn write_rendered(path: &Path, text: &str) -> Result<bool, Error> {
+        crate::atomic_file::write(path, text.as_bytes())
             .map_err(|e| Error::in_file(path, format!("cannot write the lockfile: {e}")))
+    }
+
+    /// Renders and writes the lock: [`Lock::write_rendered`].
+    pub fn write(&self, path: &Path) -> Result<bool, Error> {
+        Lock::write_rendered(path, &self.render())
     }
 }
 
