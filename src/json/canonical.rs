@@ -277,27 +277,44 @@ pub fn to_pretty_string(node: &Node) -> String {
 }
 
 /// [`to_pretty_string`]'s bytes for a value nested `indent` levels deep: a large document can
-/// be rendered in parts (in parallel) and joined with [`write_pretty_rendered_object`].
+/// be rendered in parts (in parallel) and joined with [`write_pretty_parts`].
 pub fn write_pretty_at(node: &Node, indent: usize, w: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = write_pretty(node, indent, w);
 }
 
-/// The pretty bytes of an object whose member values are already rendered (each with
-/// [`write_pretty_at`] at `indent + 1`), members given in any order: the same bytes as
-/// rendering the whole object at once.
-pub fn write_pretty_rendered_object(
-    members: &mut [(&str, Vec<u8>)],
-    indent: usize,
-    w: &mut Vec<u8>,
-) {
-    if members.is_empty() {
-        w.extend_from_slice(b"{}");
-        return;
+/// A value rendered in parts: bytes from [`write_pretty_at`] at the value's depth, or an
+/// object of such parts (members in any order).
+pub enum Pretty<'k> {
+    Rendered(Vec<u8>),
+    Object(Vec<(&'k str, Pretty<'k>)>),
+}
+
+impl Pretty<'_> {
+    /// About the length of the joined bytes, to allocate them once.
+    pub fn len_hint(&self) -> usize {
+        match self {
+            Pretty::Rendered(bytes) => bytes.len(),
+            Pretty::Object(members) => members
+                .iter()
+                .map(|(key, value)| key.len() + 16 + value.len_hint())
+                .sum(),
+        }
     }
+}
+
+/// The bytes [`to_pretty_string`] gives for the whole value `parts` stands for, nested
+/// `indent` levels deep. Each part is dropped once copied, so the parts and the result are not
+/// both whole in memory.
+pub fn write_pretty_parts(parts: Pretty<'_>, indent: usize, w: &mut Vec<u8>) {
+    let mut members = match parts {
+        Pretty::Rendered(bytes) => return w.extend_from_slice(&bytes),
+        Pretty::Object(members) if members.is_empty() => return w.extend_from_slice(b"{}"),
+        Pretty::Object(members) => members,
+    };
     members.sort_by(|a, b| compare_keys(a.0, b.0));
     w.push(b'{');
-    for (i, (key, value)) in members.iter().enumerate() {
+    for (i, (key, value)) in members.into_iter().enumerate() {
         if i > 0 {
             w.push(b',');
         }
@@ -305,7 +322,7 @@ pub fn write_pretty_rendered_object(
         w.extend(std::iter::repeat_n(b' ', (indent + 1) * 2));
         let _ = write_string(key, w);
         w.extend_from_slice(b": ");
-        w.extend_from_slice(value);
+        write_pretty_parts(value, indent + 1, w);
     }
     w.push(b'\n');
     w.extend(std::iter::repeat_n(b' ', indent * 2));

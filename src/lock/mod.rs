@@ -20,7 +20,7 @@ use crate::decode::Decoder;
 use crate::error::Error;
 use crate::fingerprint::{self, Algorithm, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
-use crate::json::canonical::{write_pretty_at, write_pretty_rendered_object};
+use crate::json::canonical::{Pretty, write_pretty_at, write_pretty_parts};
 use crate::json::{Deferral, Dialect, Limits, Node, Object, Pointer, parse_deferring};
 use crate::source::SourceFile;
 
@@ -395,29 +395,28 @@ impl Lock {
     /// server is rendered on its own, in parallel (its stored definitions are parsed again to
     /// be written), and the parts are joined into the bytes the whole document would give.
     pub fn render(&self) -> String {
-        let mut servers: Vec<(&str, Vec<u8>)> = self
+        let servers: Vec<(&str, Pretty<'_>)> = self
             .servers
             .par_iter()
             .map(|(name, server)| {
                 let mut out = Vec::new();
                 write_pretty_at(&server_node(server), 2, &mut out);
-                (name.as_str(), out)
+                (name.as_str(), Pretty::Rendered(out))
             })
             .collect();
-        let mut servers_text = Vec::new();
-        write_pretty_rendered_object(&mut servers, 1, &mut servers_text);
-        let top_nodes = self.top_members();
-        let mut top: Vec<(&str, Vec<u8>)> = top_nodes
-            .iter()
+        let mut top: Vec<(&str, Pretty<'_>)> = self
+            .top_members()
+            .into_iter()
             .map(|(key, node)| {
                 let mut out = Vec::new();
-                write_pretty_at(node, 1, &mut out);
-                (*key, out)
+                write_pretty_at(&node, 1, &mut out);
+                (key, Pretty::Rendered(out))
             })
             .collect();
-        top.push(("servers", servers_text));
-        let mut out = Vec::new();
-        write_pretty_rendered_object(&mut top, 0, &mut out);
+        top.push(("servers", Pretty::Object(servers)));
+        let document = Pretty::Object(top);
+        let mut out = Vec::with_capacity(document.len_hint() + 1);
+        write_pretty_parts(document, 0, &mut out);
         out.push(b'\n');
         // Only valid UTF-8 is ever written, so the lossy path is never taken.
         String::from_utf8(out)

@@ -451,8 +451,52 @@ fn edit_nth_string(node: &mut Node, target: &mut usize, edit: &dyn Fn(&mut Strin
     }
 }
 
+/// Rendering an object's members apart (two levels down) and joining them gives the bytes of
+/// rendering it whole.
+fn rendered_in_parts(node: &Node) -> Vec<u8> {
+    let Some(object) = node.as_object() else {
+        let mut out = Vec::new();
+        write_pretty_at(node, 0, &mut out);
+        return out;
+    };
+    let members = object
+        .iter_unique()
+        .map(|member| {
+            let part = match member.value.as_object() {
+                Some(inner) => Pretty::Object(
+                    inner
+                        .iter_unique()
+                        .map(|m| {
+                            let mut out = Vec::new();
+                            write_pretty_at(&m.value, 2, &mut out);
+                            (m.key.as_str(), Pretty::Rendered(out))
+                        })
+                        .collect(),
+                ),
+                None => {
+                    let mut out = Vec::new();
+                    write_pretty_at(&member.value, 1, &mut out);
+                    Pretty::Rendered(out)
+                }
+            };
+            (member.key.as_str(), part)
+        })
+        .collect();
+    let mut out = Vec::new();
+    write_pretty_parts(Pretty::Object(members), 0, &mut out);
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn rendering_in_parts_gives_the_same_bytes(tree in tree_strategy()) {
+        prop_assert_eq!(
+            String::from_utf8(rendered_in_parts(&tree)).unwrap(),
+            to_pretty_string(&tree)
+        );
+    }
 
     #[test]
     fn noisy_spellings_canonicalise_identically(tree in tree_strategy(), seed in 1u64..) {
