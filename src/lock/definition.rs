@@ -2,9 +2,10 @@
 //!
 //! A lock stores every definition, so it is most of the largest file of a run (370 MB for
 //! 100k tools). Reading it builds no tree for them: the document is parsed with each
-//! definition skipped over, then every definition is parsed on its own, in parallel, hashed
-//! for `lock-integrity` and dropped, keeping only its place in the text. The few that a run
-//! needs again (a drifted tool's fields, `diff`) are parsed again from there.
+//! definition skipped over, then every definition is hashed for `lock-integrity` on its own,
+//! in parallel, straight from its text when that is as mcp-scan writes it, else parsed into a
+//! tree and dropped; only its place in the text is kept. The few that a run needs again (a
+//! drifted tool's fields, `diff`) are parsed from there.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -50,16 +51,32 @@ impl Hashed {
 }
 
 impl Definition {
-    /// Parses the definition at `span` of `text` and hashes it with the lock's `options`; the
-    /// parse error (with its offset in `text`) when it is not valid JSON.
+    /// The definition of tool `tool` at `span` of `text`, hashed with the lock's `options`:
+    /// from the text itself when it is as mcp-scan writes it and matches `stored_digest` (see
+    /// [`super::as_written`]), else parsed and hashed as a tree; the parse error (with its
+    /// offset in `text`) when it is not valid JSON.
     pub fn stored(
         text: &Arc<String>,
         span: Span,
         limits: Limits,
         options: &FingerprintOptions,
+        tool: &str,
+        stored_digest: Option<&str>,
     ) -> Result<Definition, crate::json::ParseError> {
-        let node = parse_value_at(text, span, Dialect::Json, &limits)?;
-        let hashed = Hashed::of(&node, options);
+        let raw = text
+            .as_bytes()
+            .get(span.start..span.end)
+            .unwrap_or_default();
+        let as_written = stored_digest.and_then(|digest| {
+            super::as_written::hashed_from_text(raw, tool, digest, options, limits.max_depth)
+        });
+        let hashed = match as_written {
+            Some(hashed) => Some(hashed),
+            None => Hashed::of(
+                &parse_value_at(text, span, Dialect::Json, &limits)?,
+                options,
+            ),
+        };
         Ok(Definition::Stored(Arc::new(Stored {
             text: Arc::clone(text),
             span,

@@ -4,6 +4,7 @@
 //! key), 2-space indentation, LF line ends and one trailing newline. It is rendered from this
 //! model alone, so the same approvals always give the same bytes, and it is written atomically.
 
+mod as_written;
 mod definition;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -504,13 +505,21 @@ fn read_definitions<'r>(
         };
         for tool in &tools.members {
             if let Some(definition) = tool.value.get("definition") {
-                spans.push(((server.key.as_str(), tool.key.as_str()), definition.span));
+                let digest = tool.value.get("digest").and_then(Node::as_str);
+                spans.push((
+                    (server.key.as_str(), tool.key.as_str()),
+                    definition.span,
+                    digest,
+                ));
             }
         }
     }
     let parsed: Vec<_> = spans
         .into_par_iter()
-        .map(|(key, span)| (key, Definition::stored(text, span, inside, options)))
+        .map(|(key, span, digest)| {
+            let definition = Definition::stored(text, span, inside, options, key.1, digest);
+            (key, definition)
+        })
         .collect();
     let mut definitions = HashMap::with_capacity(parsed.len());
     let mut first_error: Option<crate::json::ParseError> = None;

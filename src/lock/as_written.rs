@@ -1,0 +1,255 @@
+//! Verifying a stored definition straight from its text, without parsing it into a tree.
+//!
+//! mcp-scan writes each definition pretty-printed from its canonical form (sorted keys,
+//! canonical strings and numbers), so dropping the whitespace around its structural characters
+//! gives back the canonical bytes its digest was computed from. When those bytes hash to the
+//! stored digest they *are* those canonical bytes (the hash is collision-resistant): so the text
+//! is valid JSON (whitespace was dropped only where JSON allows it), its canonical form is
+//! itself, and every digest `lock-integrity` compares is the hash of a slice of it. Anything
+//! else (a definition edited or written by other means, a digest that does not match, an
+//! excluded field, a stored name that differs) is parsed and hashed as a tree instead, which
+//! validates it and says what is wrong.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use super::definition::Hashed;
+use crate::fingerprint::{FIELDS, FingerprintOptions, REST, ToolDigest, bytes_digest};
+use crate::json::Node;
+use crate::json::canonical::to_canonical_vec;
+
+/// The digests of the definition `raw` (its text in the lockfile) of tool `tool`, when its
+/// text is as mcp-scan writes it and hashes to `stored_digest`; `None` otherwise.
+pub fn hashed_from_text(
+    raw: &[u8],
+    tool: &str,
+    stored_digest: &str,
+    options: &FingerprintOptions,
+    max_depth: usize,
+) -> Option<Hashed> {
+    let canonical = compact(raw, max_depth)?;
+    let algorithm = options.algorithm;
+    let digest = bytes_digest(algorithm, &canonical);
+    if digest != stored_digest {
+        return None;
+    }
+    let members = top_level_members(&canonical)?;
+    let slice = |range: &Range<usize>| canonical.get(range.clone());
+    let mut fields = BTreeMap::new();
+    let mut rest = Vec::new();
+    let mut name = None;
+    for (key, member) in &members {
+        // Keys of canonical text are canonical strings; the ones compared here are plain ASCII.
+        let key_text = slice(key)?.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        let key_text = std::str::from_utf8(key_text).ok()?;
+        // A field the digest leaves out is in the text: the tree says what that means.
+        if !options.hashes_field(key_text) {
+            return None;
+        }
+        let value = slice(&(key.end + 1..member.end))?;
+        if key_text == "name" {
+            name = Some(value);
+        }
+        if FIELDS.contains(&key_text) {
+            fields.insert(key_text.to_string(), bytes_digest(algorithm, value));
+        } else {
+            rest.push(slice(member)?);
+        }
+    }
+    if name != Some(to_canonical_vec(&Node::string(tool)).as_slice()) {
+        return None;
+    }
+    if !rest.is_empty() {
+        let object = [b"{".as_slice(), &rest.join(b",".as_slice()), b"}"].concat();
+        fields.insert(REST.to_string(), bytes_digest(algorithm, &object));
+    }
+    Some(Hashed {
+        digest: ToolDigest { digest, fields },
+        name: Some(tool.to_string()),
+    })
+}
+
+/// `raw` without the whitespace next to a structural character (`{}[],:`) outside strings:
+/// the only whitespace JSON allows besides around the whole text. `None` when other whitespace
+/// is found (between two tokens, which would glue them together), a string does not end, or
+/// the nesting goes deeper than `max_depth`.
+fn compact(raw: &[u8], max_depth: usize) -> Option<Vec<u8>> {
+    let structural = |b: u8| matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':');
+    let space = |b: &u8| matches!(b, b' ' | b'\n' | b'\t' | b'\r');
+    let mut out = Vec::with_capacity(raw.len());
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = raw.get(i) {
+        match b {
+            b'"' => {
+                let end = string_end(raw, i)?;
+                out.extend_from_slice(raw.get(i..end)?);
+                i = end;
+                continue;
+            }
+            b' ' | b'\n' | b'\t' | b'\r' => {
+                let rest = raw.get(i..)?;
+                let run = rest.iter().position(|b| !space(b)).unwrap_or(rest.len());
+                let before = out.last().copied();
+                let after = raw.get(i + run).copied();
+                if !before.is_some_and(structural) && !after.is_some_and(structural) {
+                    return None;
+                }
+                i += run;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > max_depth {
+                    return None;
+                }
+            }
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+        out.push(b);
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The offset just past the closing quote of the string whose opening quote is at `start`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
+        if text.get(i) == Some(&b'"') {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// The (key, whole member) byte ranges of the members of the compact object `text`.
+fn top_level_members(text: &[u8]) -> Option<Vec<(Range<usize>, Range<usize>)>> {
+    if text.first() != Some(&b'{') || text.last() != Some(&b'}') {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut i = 1;
+    let end = text.len() - 1;
+    while i < end {
+        if text.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(text, i)?;
+        if text.get(key_end) != Some(&b':') {
+            return None;
+        }
+        // The value runs to the next comma (or the end) outside strings and brackets.
+        let mut depth = 0usize;
+        let mut j = key_end + 1;
+        while j < end {
+            match text.get(j)? {
+                b'"' => {
+                    j = string_end(text, j)?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.checked_sub(1)?,
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        members.push((i..key_end, i..j));
+        i = j + 1;
+    }
+    Some(members)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::canonical::write_pretty_at;
+    use crate::json::{Dialect, Limits, parse};
+
+    fn tree(text: &str) -> Node {
+        parse(text, Dialect::Json, &Limits::default()).unwrap()
+    }
+
+    /// Written as the lock writes it (pretty, five levels deep), the text gives the digests
+    /// of the tree.
+    #[test]
+    fn agrees_with_hashing_the_tree() {
+        let options = FingerprintOptions::default();
+        let definitions = [
+            r#"{"name": "t", "description": "say \"hi\"\n\tthen {stop}, [ok]: done", "inputSchema": {"type": "object", "properties": {"a b": {"enum": [1, 2.50, "x"]}}}, "x-extra": [true, null], "annotations": {}}"#,
+            r#"{"name": "t"}"#,
+            r#"{"title": "T", "name": "t", "zz": {"nested": [[], {}]}}"#,
+        ];
+        for text in definitions {
+            let node = tree(text);
+            let mut written = Vec::new();
+            write_pretty_at(&node, 5, &mut written);
+            let want = Hashed::of(&node, &options).unwrap();
+            let got = hashed_from_text(&written, "t", &want.digest.digest, &options, 250);
+            assert_eq!(got.as_ref(), Some(&want), "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_else_goes_to_the_tree() {
+        let options = FingerprintOptions::default();
+        let hash = |text: &str| Hashed::of(&tree(text), &options).unwrap().digest.digest;
+        let good = r#"{"description":"d","name":"t"}"#;
+        let digest = hash(good);
+        let cases = [
+            // Glued tokens, though they compact to the right bytes.
+            r#"{"description":"d","name":"t" "x"}"#,
+            // Keys out of order, a non-canonical escape, other spacing inside a value.
+            r#"{"name":"t","description":"d"}"#,
+            r#"{"description":"\u0064","name":"t"}"#,
+        ];
+        for text in cases {
+            assert_eq!(
+                hashed_from_text(text.as_bytes(), "t", &digest, &options, 250),
+                None,
+                "{text}"
+            );
+        }
+        assert!(hashed_from_text(good.as_bytes(), "t", &digest, &options, 250).is_some());
+        // Another tool's name, a digest that does not match, too deep, an excluded field.
+        assert_eq!(
+            hashed_from_text(good.as_bytes(), "u", &digest, &options, 250),
+            None
+        );
+        assert_eq!(
+            hashed_from_text(good.as_bytes(), "t", "sha256:00", &options, 250),
+            None
+        );
+        assert_eq!(
+            hashed_from_text(good.as_bytes(), "t", &digest, &options, 0),
+            None
+        );
+        let meta = r#"{"_meta":{},"name":"t"}"#;
+        assert_eq!(
+            hashed_from_text(
+                meta.as_bytes(),
+                "t",
+                &bytes_digest(options.algorithm, meta.as_bytes()),
+                &options,
+                250
+            ),
+            None
+        );
+        // Glued tokens are refused even when the hash is theirs.
+        let glued = r#"{"name":"t" ,"x":tr ue}"#;
+        let compacted = r#"{"name":"t","x":true}"#;
+        assert_eq!(
+            hashed_from_text(
+                glued.as_bytes(),
+                "t",
+                &bytes_digest(options.algorithm, compacted.as_bytes()),
+                &options,
+                250
+            ),
+            None
+        );
+    }
+}
