@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use foldhash::HashMap;
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::byte_size::ByteSize;
@@ -318,13 +319,15 @@ fn finalize_all(
 
 /// Resolves every location to a span, then orders findings by file and position.
 fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
-    for finding in findings.iter_mut() {
+    // In parallel: a file's tree and line index are built once, by whichever finding needs
+    // them first (`SourceFile` holds them in `OnceLock`s).
+    findings.par_iter_mut().for_each(|finding| {
         locate(sources, &mut finding.location);
         for related in &mut finding.related {
             locate(sources, related);
         }
-    }
-    findings.sort_by(|a, b| {
+    });
+    findings.par_sort_by(|a, b| {
         (
             a.location.source,
             a.location.span.map(|s| s.start_byte),

@@ -66,35 +66,38 @@ impl Check for Shadowing {
                 .collect();
             cx.config.shadowing.allows(&parties)
         };
-        for (name, entries) in exact.iter().filter(|(_, entries)| entries.len() > 1) {
-            let all: Vec<&Entry<'_>> = entries.iter().collect();
-            if allowed(&all) {
-                continue;
-            }
-            let identical = entries
-                .iter()
-                .all(|e| e.state.digest.digest == entries[0].state.digest.digest);
-            let servers: Vec<&str> = entries.iter().map(|e| e.server).collect();
-            let message = if identical {
-                format!(
-                    "tool `{name}` is exposed by {} with identical definitions; the agent cannot tell which server it calls",
-                    list(&servers)
-                )
-            } else {
-                format!(
-                    "tool `{name}` is exposed by {} with different definitions; one can shadow the other",
-                    list(&servers)
-                )
-            };
-            let severity = if identical {
-                Severity::Low
-            } else {
-                Severity::Critical
-            };
-            if let Some(draft) = draft("tool-name-collision", &all, message) {
-                out.push(draft.severity(severity));
-            }
-        }
+        out.par_extend(
+            exact
+                .par_iter()
+                .filter(|(_, entries)| entries.len() > 1)
+                .filter_map(|(name, entries)| {
+                    let all: Vec<&Entry<'_>> = entries.iter().collect();
+                    if allowed(&all) {
+                        return None;
+                    }
+                    let identical = entries
+                        .iter()
+                        .all(|e| e.state.digest.digest == entries[0].state.digest.digest);
+                    let servers: Vec<&str> = entries.iter().map(|e| e.server).collect();
+                    let message = if identical {
+                        format!(
+                            "tool `{name}` is exposed by {} with identical definitions; the agent cannot tell which server it calls",
+                            list(&servers)
+                        )
+                    } else {
+                        format!(
+                            "tool `{name}` is exposed by {} with different definitions; one can shadow the other",
+                            list(&servers)
+                        )
+                    };
+                    let severity = if identical {
+                        Severity::Low
+                    } else {
+                        Severity::Critical
+                    };
+                    draft("tool-name-collision", &all, message).map(|d| d.severity(severity))
+                }),
+        );
         let all_entries: Vec<&Entry<'_>> = exact.values().flatten().collect();
         for (rule, key, what) in [
             (
@@ -116,25 +119,30 @@ impl Check for Shadowing {
             for (key, entry) in keys.iter().zip(&all_entries) {
                 groups.entry(key).or_default().push(entry);
             }
-            for entries in groups.values_mut().filter(|entries| entries.len() > 1) {
-                let names: HashSet<&str> =
-                    entries.iter().map(|e| e.state.tool.name.as_str()).collect();
-                let servers: HashSet<&str> = entries.iter().map(|e| e.server).collect();
-                if names.len() < 2 || servers.len() < 2 {
-                    continue;
-                }
-                // By name, then server order (a stable sort keeps the latter).
-                entries.sort_by(|a, b| a.state.tool.name.cmp(&b.state.tool.name));
-                if allowed(entries) {
-                    continue;
-                }
-                let shown: Vec<String> = entries
-                    .iter()
-                    .map(|e| format!("`{}` ({})", e.state.tool.name, e.server))
-                    .collect();
-                let message = format!("tool names {} {what}", shown.join(", "));
-                out.extend(draft(rule, entries, message));
-            }
+            out.par_extend(
+                groups
+                    .into_par_iter()
+                    .filter(|(_, entries)| entries.len() > 1)
+                    .filter_map(|(_, mut entries)| {
+                        let names: HashSet<&str> =
+                            entries.iter().map(|e| e.state.tool.name.as_str()).collect();
+                        let servers: HashSet<&str> = entries.iter().map(|e| e.server).collect();
+                        if names.len() < 2 || servers.len() < 2 {
+                            return None;
+                        }
+                        // By name, then server order (a stable sort keeps the latter).
+                        entries.sort_by(|a, b| a.state.tool.name.cmp(&b.state.tool.name));
+                        if allowed(&entries) {
+                            return None;
+                        }
+                        let shown: Vec<String> = entries
+                            .iter()
+                            .map(|e| format!("`{}` ({})", e.state.tool.name, e.server))
+                            .collect();
+                        let message = format!("tool names {} {what}", shown.join(", "));
+                        draft(rule, &entries, message)
+                    }),
+            );
         }
         cross_references(cx, &exact, out);
     }
