@@ -8,6 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rayon::prelude::*;
+
 use crate::error::Error;
 use crate::fingerprint::{FingerprintOptions, hashed_definition};
 use crate::lock::{
@@ -128,6 +130,7 @@ pub fn approve(
                 .retain(|name, _| scanned.contains(name.as_str()));
         }
     }
+    let mut work = Vec::new();
     for (state, old_state) in states.iter().zip(old_states) {
         let name = &state.server.name;
         let scope = match approval.only {
@@ -137,10 +140,17 @@ pub fn approve(
                 None => continue,
             },
         };
-        let previous = lock.servers.remove(name);
-        let entry = approve_server(previous, state, old_state, scope, options, approval);
-        lock.servers.insert(name.clone(), entry);
+        work.push((lock.servers.remove(name), state, old_state, scope));
     }
+    // Each server on its own, in parallel: approving copies every scanned definition.
+    let approved: Vec<(String, LockedServer)> = work
+        .into_par_iter()
+        .map(|(previous, state, old_state, scope)| {
+            let entry = approve_server(previous, state, old_state, scope, options, approval);
+            (state.server.name.clone(), entry)
+        })
+        .collect();
+    lock.servers.extend(approved);
     Ok(lock)
 }
 
