@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::fingerprint::{FingerprintOptions, hashed_definition};
+use crate::fingerprint::FingerprintOptions;
 use crate::lock::{
     ApprovalKind, Baseline, Definition, Lock, LockedServer, LockedTool, Status, ToolApproval,
     tools_digest,
@@ -218,7 +218,7 @@ fn approve_server(
         let locked = LockedTool {
             digest: current.digest.digest.clone(),
             fields: current.digest.fields.clone(),
-            definition: Definition::Tree(hashed_definition(current.object, options)),
+            definition: Definition::approved(current.object, options),
             approval: stamp,
         };
         tools.insert(name, locked);

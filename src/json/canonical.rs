@@ -27,6 +27,7 @@
 //!   stays exact; `123456789012345678901234567890` gives
 //!   `1.2345678901234567890123456789e+29`.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::io::{self, Write};
 use std::ops::Range;
@@ -286,8 +287,8 @@ pub fn write_pretty_at(node: &Node, indent: usize, w: &mut Vec<u8>) {
 /// A value rendered in parts: bytes from [`write_pretty_at`] at the value's depth, or an
 /// object of such parts (members in any order).
 pub enum Pretty<'k> {
-    Rendered(Vec<u8>),
-    Object(Vec<(&'k str, Pretty<'k>)>),
+    Rendered(Cow<'k, [u8]>),
+    Object(Vec<(Cow<'k, str>, Pretty<'k>)>),
 }
 
 impl Pretty<'_> {
@@ -312,7 +313,7 @@ pub fn write_pretty_parts(parts: Pretty<'_>, indent: usize, w: &mut Vec<u8>) {
         Pretty::Object(members) if members.is_empty() => return w.extend_from_slice(b"{}"),
         Pretty::Object(members) => members,
     };
-    members.sort_by(|a, b| compare_keys(a.0, b.0));
+    members.sort_by(|a, b| compare_keys(&a.0, &b.0));
     w.push(b'{');
     for (i, (key, value)) in members.into_iter().enumerate() {
         if i > 0 {
@@ -320,7 +321,7 @@ pub fn write_pretty_parts(parts: Pretty<'_>, indent: usize, w: &mut Vec<u8>) {
         }
         w.push(b'\n');
         w.extend(std::iter::repeat_n(b' ', (indent + 1) * 2));
-        let _ = write_string(key, w);
+        let _ = write_string(&key, w);
         w.extend_from_slice(b": ");
         write_pretty_parts(value, indent + 1, w);
     }
@@ -347,22 +348,49 @@ fn write_pretty(node: &Node, indent: usize, w: &mut Vec<u8>) -> io::Result<()> {
             newline(w, indent);
             w.push(b']');
         }
-        Value::Object(o) if !o.is_empty() => {
-            w.push(b'{');
-            for (i, member) in sorted_unique(o, &|_| true).into_iter().enumerate() {
-                if i > 0 {
-                    w.push(b',');
-                }
-                newline(w, indent + 1);
-                write_string(&member.key, w)?;
-                w.extend_from_slice(b": ");
-                write_pretty(&member.value, indent + 1, w)?;
-            }
-            newline(w, indent);
-            w.push(b'}');
-        }
+        Value::Object(o) => write_pretty_object(o, &|_| true, indent, w)?,
         _ => write_canonical(node, w)?,
     }
+    Ok(())
+}
+
+/// [`write_pretty_at`] for an object keeping only the top-level members for which `keep(key)`
+/// is true: a tool as the lock stores it, written without copying the tool first.
+pub fn write_pretty_object_filtered(
+    object: &Object,
+    keep: &dyn Fn(&str) -> bool,
+    indent: usize,
+    w: &mut Vec<u8>,
+) {
+    // Writing into a Vec cannot fail.
+    let _ = write_pretty_object(object, keep, indent, w);
+}
+
+fn write_pretty_object(
+    object: &Object,
+    keep: &dyn Fn(&str) -> bool,
+    indent: usize,
+    w: &mut Vec<u8>,
+) -> io::Result<()> {
+    let members = sorted_unique(object, keep);
+    if members.is_empty() {
+        w.extend_from_slice(b"{}");
+        return Ok(());
+    }
+    w.push(b'{');
+    for (i, member) in members.into_iter().enumerate() {
+        if i > 0 {
+            w.push(b',');
+        }
+        w.push(b'\n');
+        w.extend(std::iter::repeat_n(b' ', (indent + 1) * 2));
+        write_string(&member.key, w)?;
+        w.extend_from_slice(b": ");
+        write_pretty(&member.value, indent + 1, w)?;
+    }
+    w.push(b'\n');
+    w.extend(std::iter::repeat_n(b' ', indent * 2));
+    w.push(b'}');
     Ok(())
 }
 

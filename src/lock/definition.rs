@@ -11,16 +11,23 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::fingerprint::{FingerprintOptions, ToolDigest, tool_digest};
-use crate::json::{Dialect, Limits, Node, Span, parse_value_at};
+use crate::json::canonical::{write_pretty_at, write_pretty_object_filtered};
+use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 
 #[derive(Clone, Debug)]
 pub enum Definition {
-    /// Built in code (a new approval), or not read (a lockfile given as an input, whose tools
-    /// are read from the document itself: null).
+    /// Built in code, or not read (a lockfile given as an input, whose tools are read from the
+    /// document itself: null).
     Tree(Node),
+    /// A new approval, already written as the lockfile will hold it (pretty, at
+    /// [`DEFINITION_INDENT`]): written once from the scanned tool instead of copied as a tree.
+    Written(Arc<Vec<u8>>),
     /// In a lockfile's text.
     Stored(Arc<Stored>),
 }
+
+/// How deep a definition sits in the lockfile (`servers.<name>.tools.<name>.definition`).
+pub const DEFINITION_INDENT: usize = 5;
 
 #[derive(Debug)]
 pub struct Stored {
@@ -85,10 +92,42 @@ impl Definition {
         })))
     }
 
-    /// The definition as a tree: parsed again from the lockfile's text when it is stored there.
+    /// The approved definition of `tool` as hashed (without `_meta` and excluded fields),
+    /// written as the lockfile will hold it.
+    pub fn approved(tool: &Object, options: &FingerprintOptions) -> Definition {
+        let mut written = Vec::new();
+        write_pretty_object_filtered(
+            tool,
+            &|key| options.hashes_field(key),
+            DEFINITION_INDENT,
+            &mut written,
+        );
+        Definition::Written(Arc::new(written))
+    }
+
+    /// The bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`].
+    pub fn written(&self) -> Cow<'_, [u8]> {
+        match self {
+            Definition::Written(bytes) => Cow::Borrowed(bytes.as_slice()),
+            _ => {
+                let mut out = Vec::new();
+                write_pretty_at(&self.node(), DEFINITION_INDENT, &mut out);
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    /// The definition as a tree: parsed again from the text it is written in, if it is.
     pub fn node(&self) -> Cow<'_, Node> {
         match self {
             Definition::Tree(node) => Cow::Borrowed(node),
+            Definition::Written(bytes) => Cow::Owned(
+                // Written from a parsed tree, so valid JSON within the limits.
+                std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|text| parse(text, Dialect::Json, &Limits::default()).ok())
+                    .unwrap_or_else(Node::null),
+            ),
             Definition::Stored(stored) => Cow::Owned(
                 // It parsed when the lock was read; the text has not changed since.
                 parse_value_at(&stored.text, stored.span, Dialect::Json, &stored.limits)
@@ -102,7 +141,9 @@ impl Definition {
     /// when the definition is not an object.
     pub fn hashed(&self, options: &FingerprintOptions) -> Option<Cow<'_, Hashed>> {
         match self {
-            Definition::Tree(node) => Hashed::of(node, options).map(Cow::Owned),
+            Definition::Tree(_) | Definition::Written(_) => {
+                Hashed::of(&self.node(), options).map(Cow::Owned)
+            }
             Definition::Stored(stored) => stored.hashed.as_ref().map(Cow::Borrowed),
         }
     }

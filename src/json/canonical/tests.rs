@@ -469,17 +469,17 @@ fn rendered_in_parts(node: &Node) -> Vec<u8> {
                         .map(|m| {
                             let mut out = Vec::new();
                             write_pretty_at(&m.value, 2, &mut out);
-                            (m.key.as_str(), Pretty::Rendered(out))
+                            (m.key.as_str().into(), Pretty::Rendered(out.into()))
                         })
                         .collect(),
                 ),
                 None => {
                     let mut out = Vec::new();
                     write_pretty_at(&member.value, 1, &mut out);
-                    Pretty::Rendered(out)
+                    Pretty::Rendered(out.into())
                 }
             };
-            (member.key.as_str(), part)
+            (member.key.as_str().into(), part)
         })
         .collect();
     let mut out = Vec::new();
