@@ -1,18 +1,20 @@
 //! `kind: pattern` rules: what they may target, how they are validated, and the compiled form
 //! the engine runs.
 //!
-//! Every pattern of every rule is compiled once into a single regex set. A string is run
-//! through the set, a single pass whatever the number of rules; only a rule whose pattern hit
-//! (and that targets this kind of string) compiles its patterns alone, on first use, to find
-//! where. Most strings match nothing, and start-up stays short: compiling regexes dominates the
-//! run time of a small scan, so nothing is compiled twice or before it is needed.
+//! Every pattern of every rule is compiled once into a single set: a lazy DFA over the
+//! patterns' prefilter pieces ([`super::prefilter`], [`super::dfa_set`]). A string is run
+//! through the set, a single pass whatever the number of rules; only a rule whose pattern may
+//! match (and that targets this kind of string) compiles its patterns alone, on first use, to
+//! confirm and find where. Most strings match nothing, and start-up stays short: compiling
+//! regexes dominates the run time of a small scan, so nothing is compiled before it is needed.
 //!
-//! Each compiled form exists twice, and the second only on demand. Most text is ASCII, and on
-//! ASCII text a pattern compiled without Unicode (ASCII classes and case folding, over bytes)
-//! matches exactly where the Unicode pattern does: every character a Unicode class or fold adds
-//! is outside ASCII. Without Unicode's case-folding tables the set compiles three times faster,
-//! and compiling was most of a pre-commit run. The Unicode set compiles on a thread of its own
-//! from the start, and the first string with a non-ASCII character waits for it.
+//! Each compiled form exists twice. Most text is ASCII, and on ASCII text a pattern compiled
+//! without Unicode (ASCII classes and case folding, over bytes) matches exactly where the
+//! Unicode pattern does: every character a Unicode class or fold adds is outside ASCII. Without
+//! Unicode's case-folding tables the set compiles three times faster, and compiling was most of
+//! a pre-commit run. The Unicode set compiles on a thread of its own from the start, and the
+//! first string with a non-ASCII character waits for it; a rule's own regexes are compiled in
+//! the form the text in hand needs.
 
 use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
