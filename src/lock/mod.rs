@@ -15,7 +15,8 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
-pub use definition::{DEFINITION_INDENT, Definition, Hashed};
+use definition::DEFINITION_INDENT;
+pub use definition::{Definition, Hashed};
 
 use crate::byte_size::ByteSize;
 use crate::decode::Decoder;
@@ -36,7 +37,8 @@ const SERVER_INDENT: usize = 2;
 /// Tool definitions: `servers.<name>.tools.<name>.definition`, members of objects at depth 5.
 const DEFINITIONS: Deferral = Deferral {
     key: "definition",
-    depth: 5,
+    // The tool objects are as deep as the definitions are indented.
+    depth: DEFINITION_INDENT,
 };
 
 #[derive(Clone, Debug)]
