@@ -185,9 +185,10 @@ fn cross_references(cx: &Context<'_>, exact: &HashMap<&str, Vec<Entry<'_>>>, out
         .iter()
         .flat_map(|state| state.tools.values().map(move |tool| (state, tool)))
         .collect();
+    let lengths = NameLengths::new(exact.keys().chain(servers.keys()).copied());
     out.par_extend(tools.par_iter().filter_map(|(state, tool)| {
         let description = tool.object.get("description").and_then(|d| d.as_str())?;
-        for (start, word) in words(description) {
+        for (start, word) in words(description).filter(|(_, w)| lengths.may_match(w)) {
             let others: Vec<&str> = match exact.get(word) {
                 Some(entries) if !state.tools.contains_key(word) => {
                     entries.iter().map(|e| e.server).collect()
@@ -219,6 +220,40 @@ fn cross_references(cx: &Context<'_>, exact: &HashMap<&str, Vec<Entry<'_>>>, out
         }
         None
     }));
+}
+
+/// The lengths that tool and server names have. Descriptions are mostly ordinary words, and one
+/// look at a word's length turns most of them away before any hashing.
+struct NameLengths {
+    /// Bit `n` for a name of `n` bytes, below 128.
+    short: u128,
+    long: HashSet<usize>,
+}
+
+impl NameLengths {
+    fn new<'a>(names: impl Iterator<Item = &'a str>) -> NameLengths {
+        let mut lengths = NameLengths {
+            short: 0,
+            long: HashSet::default(),
+        };
+        for name in names {
+            match name.len() {
+                n @ 0..128 => lengths.short |= 1 << n,
+                n => {
+                    lengths.long.insert(n);
+                }
+            }
+        }
+        lengths
+    }
+
+    /// False only when no name is as long as `word`.
+    fn may_match(&self, word: &str) -> bool {
+        match word.len() {
+            n @ 0..128 => self.short & (1 << n) != 0,
+            n => self.long.contains(&n),
+        }
+    }
 }
 
 /// Identifier-like words (at least 3 characters) with their byte offsets.
@@ -305,6 +340,18 @@ mod tests {
             assert_eq!(skeleton(a), skeleton(b), "{a} vs {b}");
         }
         assert_ne!(skeleton("read_file"), skeleton("write_file"));
+    }
+
+    #[test]
+    fn name_lengths_turn_away_only_words_no_name_is_as_long_as() {
+        let long = "x".repeat(200);
+        let lengths = NameLengths::new(["send_email", "git", long.as_str()].into_iter());
+        for word in ["send_email", "read_files", "abc", long.as_str()] {
+            assert!(lengths.may_match(word), "{word}");
+        }
+        for word in ["send", "a_longer_word", &"y".repeat(127), &"y".repeat(201)] {
+            assert!(!lengths.may_match(word), "{word}");
+        }
     }
 
     #[test]
