@@ -245,8 +245,6 @@ pub struct PatternSet {
     unicode: OnceLock<Option<DfaSet>>,
     /// The Unicode set being compiled, until the first string that needs it.
     unicode_pending: Mutex<Option<JoinHandle<Option<DfaSet>>>>,
-    /// Every rule's patterns in set order, to compile the Unicode set here if no thread could.
-    patterns: Vec<String>,
 }
 
 /// One rule matching one string: the first match of the first of its patterns that matched.
@@ -260,11 +258,9 @@ impl PatternSet {
     pub fn new(rules: &[Rule]) -> Result<PatternSet, Error> {
         let mut compiled = Vec::new();
         let mut owners = Vec::new();
-        let mut patterns: Vec<String> = Vec::new();
         for rule in rules.iter().filter(|r| r.kind == Kind::Pattern) {
-            for (i, pattern) in rule.patterns.iter().enumerate() {
+            for i in 0..rule.patterns.len() {
                 owners.push((compiled.len(), i));
-                patterns.push(pattern.clone());
             }
             compiled.push(PatternRule {
                 id: rule.id.clone(),
@@ -277,13 +273,7 @@ impl PatternSet {
                 ascii_regexes: OnceLock::new(),
             });
         }
-        let unicode_pending = {
-            let patterns = patterns.clone();
-            std::thread::Builder::new()
-                .name("unicode-rules".into())
-                .spawn(move || build_unicode_set(&patterns))
-                .ok()
-        };
+        let patterns = patterns_in_set_order(&compiled);
         let mut piece_counts = Vec::with_capacity(patterns.len());
         let mut piece_owners = Vec::new();
         let mut ascii_pieces: Vec<String> = Vec::new();
@@ -293,6 +283,10 @@ impl PatternSet {
             piece_owners.extend(std::iter::repeat_n(i, pieces.len()));
             ascii_pieces.extend(pieces);
         }
+        let unicode_pending = std::thread::Builder::new()
+            .name("unicode-rules".into())
+            .spawn(move || build_unicode_set(&patterns))
+            .ok();
         let ascii = match DfaSet::new(&ascii_pieces, Text::Ascii, SET_SIZE_LIMIT) {
             Ok(set) => set,
             Err(_) => {
@@ -314,7 +308,6 @@ impl PatternSet {
             ascii,
             unicode: OnceLock::new(),
             unicode_pending: Mutex::new(unicode_pending),
-            patterns,
         })
     }
 
@@ -324,7 +317,8 @@ impl PatternSet {
                 let pending = self.unicode_pending.lock().ok().and_then(|mut p| p.take());
                 match pending {
                     Some(thread) => thread.join().ok().flatten(),
-                    None => build_unicode_set(&self.patterns),
+                    // No thread could be started: compile it here.
+                    None => build_unicode_set(&patterns_in_set_order(&self.rules)),
                 }
             })
             .as_ref()
@@ -379,6 +373,14 @@ impl PatternSet {
             .map(|(pattern, _)| pattern)
             .collect()
     }
+}
+
+/// Every rule's patterns, in the order of [`PatternSet::owners`].
+fn patterns_in_set_order(rules: &[PatternRule]) -> Vec<String> {
+    rules
+        .iter()
+        .flat_map(|rule| rule.patterns.iter().cloned())
+        .collect()
 }
 
 fn parses_as_ascii(pattern: &str) -> bool {
