@@ -17,7 +17,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256, Sha512};
 
-use crate::json::canonical::{write_canonical, write_canonical_members};
+use crate::json::canonical::{MemberBytes, write_canonical, write_canonical_members};
 use crate::json::{Node, Object};
 
 pub const SCHEME: &str = crate::json::canonical::SCHEME;
@@ -158,37 +158,49 @@ pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
     CANONICAL.with_borrow_mut(|bytes| {
         bytes.clear();
         let members = write_canonical_members(tool, &keep, bytes);
-        let slice = |range: &Range<usize>| bytes.get(range.clone()).unwrap_or_default();
-        let digest = bytes_digest(algorithm, bytes);
-        let mut fields = BTreeMap::new();
-        for field in FIELDS {
-            if let Some(member) = members.iter().find(|m| m.key == field) {
-                fields.insert(
-                    field.to_string(),
-                    bytes_digest(algorithm, slice(&member.value)),
-                );
-            }
+        ToolDigest {
+            digest: bytes_digest(algorithm, bytes),
+            fields: field_digests(algorithm, bytes, &members),
         }
-        // The canonical object of the other members: the same members in the same order.
-        let rest: Vec<_> = members
-            .iter()
-            .filter(|m| !FIELDS.contains(&m.key))
-            .collect();
-        if !rest.is_empty() {
-            let digest = digest_with(algorithm, |w| {
-                w.write_all(b"{")?;
-                for (i, member) in rest.iter().enumerate() {
-                    if i > 0 {
-                        w.write_all(b",")?;
-                    }
-                    w.write_all(slice(&member.member))?;
-                }
-                w.write_all(b"}")
-            });
-            fields.insert(REST.to_string(), digest);
-        }
-        ToolDigest { digest, fields }
     })
+}
+
+/// The field digests of a tool from its canonical bytes and where each member sits in them:
+/// a member's value bytes are that value's canonical bytes, and the other members, in order,
+/// make the canonical object `rest` hashes.
+pub fn field_digests(
+    algorithm: Algorithm,
+    canonical: &[u8],
+    members: &[MemberBytes<'_>],
+) -> BTreeMap<String, String> {
+    let slice = |range: &Range<usize>| canonical.get(range.clone()).unwrap_or_default();
+    let mut fields = BTreeMap::new();
+    for field in FIELDS {
+        if let Some(member) = members.iter().find(|m| m.key == field) {
+            fields.insert(
+                field.to_string(),
+                bytes_digest(algorithm, slice(&member.value)),
+            );
+        }
+    }
+    let rest: Vec<_> = members
+        .iter()
+        .filter(|m| !FIELDS.contains(&m.key))
+        .collect();
+    if !rest.is_empty() {
+        let digest = digest_with(algorithm, |w| {
+            w.write_all(b"{")?;
+            for (i, member) in rest.iter().enumerate() {
+                if i > 0 {
+                    w.write_all(b",")?;
+                }
+                w.write_all(slice(&member.member))?;
+            }
+            w.write_all(b"}")
+        });
+        fields.insert(REST.to_string(), digest);
+    }
+    fields
 }
 
 /// The tool as it is hashed and stored in the lock: every field but the excluded ones.

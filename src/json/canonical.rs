@@ -189,8 +189,9 @@ fn needs_escape(b: u8) -> bool {
 }
 
 /// How many leading bytes need no escape, eight at a time: tool text is long runs of plain
-/// characters, and this scan was the largest single cost of fingerprinting.
-fn clean_prefix(bytes: &[u8]) -> usize {
+/// characters, and this scan was the largest single cost of fingerprinting. The same bytes end
+/// a run a JSON string literal holds undecoded, so the parser uses it too.
+pub(super) fn clean_prefix(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     // A byte of the result has its high bit set where `x` has a zero byte (exact for the
@@ -308,33 +309,18 @@ impl Pretty<'_> {
 /// `indent` levels deep. Each part is dropped once copied, so the parts and the result are not
 /// both whole in memory.
 pub fn write_pretty_parts(parts: Pretty<'_>, indent: usize, w: &mut Vec<u8>) {
-    let mut members = match parts {
-        Pretty::Rendered(bytes) => return w.extend_from_slice(&bytes),
-        Pretty::Object(members) if members.is_empty() => return w.extend_from_slice(b"{}"),
-        Pretty::Object(members) => members,
-    };
-    members.sort_by(|a, b| compare_keys(&a.0, &b.0));
-    w.push(b'{');
-    for (i, (key, value)) in members.into_iter().enumerate() {
-        if i > 0 {
-            w.push(b',');
+    match parts {
+        Pretty::Rendered(bytes) => w.extend_from_slice(&bytes),
+        Pretty::Object(mut members) => {
+            members.sort_by(|a, b| compare_keys(&a.0, &b.0));
+            write_pretty_members(members, indent, w, |value, w| {
+                write_pretty_parts(value, indent + 1, w);
+            });
         }
-        w.push(b'\n');
-        w.extend(std::iter::repeat_n(b' ', (indent + 1) * 2));
-        let _ = write_string(&key, w);
-        w.extend_from_slice(b": ");
-        write_pretty_parts(value, indent + 1, w);
     }
-    w.push(b'\n');
-    w.extend(std::iter::repeat_n(b' ', indent * 2));
-    w.push(b'}');
 }
 
 fn write_pretty(node: &Node, indent: usize, w: &mut Vec<u8>) -> io::Result<()> {
-    let newline = |w: &mut Vec<u8>, level: usize| {
-        w.push(b'\n');
-        w.extend(std::iter::repeat_n(b' ', level * 2));
-    };
     match &node.value {
         Value::Array(items) if !items.is_empty() => {
             w.push(b'[');
@@ -348,7 +334,7 @@ fn write_pretty(node: &Node, indent: usize, w: &mut Vec<u8>) -> io::Result<()> {
             newline(w, indent);
             w.push(b']');
         }
-        Value::Object(o) => write_pretty_object(o, &|_| true, indent, w)?,
+        Value::Object(o) => write_pretty_object_filtered(o, &|_| true, indent, w),
         _ => write_canonical(node, w)?,
     }
     Ok(())
@@ -362,36 +348,46 @@ pub fn write_pretty_object_filtered(
     indent: usize,
     w: &mut Vec<u8>,
 ) {
-    // Writing into a Vec cannot fail.
-    let _ = write_pretty_object(object, keep, indent, w);
+    let members: Vec<(&str, &Node)> = sorted_unique(object, keep)
+        .into_iter()
+        .map(|member| (member.key.as_str(), &member.value))
+        .collect();
+    write_pretty_members(members, indent, w, |value, w| {
+        // Writing into a Vec cannot fail.
+        let _ = write_pretty(value, indent + 1, w);
+    });
 }
 
-fn write_pretty_object(
-    object: &Object,
-    keep: &dyn Fn(&str) -> bool,
+/// The layout every pretty object shares: `{}` when empty, else each member (in the order
+/// given) on a line of its own one level in; `write` writes a member's value at that level.
+fn write_pretty_members<K: AsRef<str>, V>(
+    members: Vec<(K, V)>,
     indent: usize,
     w: &mut Vec<u8>,
-) -> io::Result<()> {
-    let members = sorted_unique(object, keep);
+    mut write: impl FnMut(V, &mut Vec<u8>),
+) {
     if members.is_empty() {
         w.extend_from_slice(b"{}");
-        return Ok(());
+        return;
     }
     w.push(b'{');
-    for (i, member) in members.into_iter().enumerate() {
+    for (i, (key, value)) in members.into_iter().enumerate() {
         if i > 0 {
             w.push(b',');
         }
-        w.push(b'\n');
-        w.extend(std::iter::repeat_n(b' ', (indent + 1) * 2));
-        write_string(&member.key, w)?;
+        newline(w, indent + 1);
+        // Writing into a Vec cannot fail.
+        let _ = write_string(key.as_ref(), w);
         w.extend_from_slice(b": ");
-        write_pretty(&member.value, indent + 1, w)?;
+        write(value, w);
     }
-    w.push(b'\n');
-    w.extend(std::iter::repeat_n(b' ', indent * 2));
+    newline(w, indent);
     w.push(b'}');
-    Ok(())
+}
+
+fn newline(w: &mut Vec<u8>, level: usize) {
+    w.push(b'\n');
+    w.extend(std::iter::repeat_n(b' ', level * 2));
 }
 
 #[cfg(test)]

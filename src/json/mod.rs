@@ -16,7 +16,9 @@ pub mod pointer; // RFC 6901 JSON pointers
 pub use node::{Node, Value};
 pub use number::Number;
 pub use object::{Member, Object};
-pub use parse::{Deferral, Dialect, Limits, ParseError, parse, parse_deferring, parse_value_at};
+pub use parse::{
+    Deferral, Dialect, Limits, ParseError, parse, parse_deferring, parse_value_at, raw_string_end,
+};
 pub use pointer::Pointer;
 
 /// Byte offsets into the source text, end exclusive.

@@ -102,6 +102,19 @@ pub fn parse_value_at(
     Ok(node)
 }
 
+/// The offset just past the closing quote of the string literal whose opening quote is at
+/// `start`, stepping over escapes without decoding or checking them; `None` if it never ends.
+pub fn raw_string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
+        if text.get(i) == Some(&b'"') {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -144,15 +157,8 @@ impl<'a> Parser<'a> {
         while let Some(&b) = self.bytes.get(i) {
             match b {
                 b'"' => {
-                    // To the closing quote, stepping over escapes.
-                    loop {
-                        let rest = self.bytes.get(i + 1..)?;
-                        i += 1 + memchr::memchr2(b'"', b'\\', rest)?;
-                        if self.bytes.get(i) == Some(&b'"') {
-                            break;
-                        }
-                        i += 1;
-                    }
+                    i = raw_string_end(self.bytes, i)?;
+                    continue;
                 }
                 b'{' | b'[' => open += 1,
                 b'}' | b']' => {
@@ -435,11 +441,7 @@ impl<'a> Parser<'a> {
 
     /// The end of the run of bytes at `from` that need no decoding.
     fn plain_run_end(&self, from: usize) -> usize {
-        let rest = self.bytes.get(from..).unwrap_or_default();
-        from + rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .unwrap_or(rest.len())
+        from + super::canonical::clean_prefix(self.bytes.get(from..).unwrap_or_default())
     }
 
     /// Parses the string literal at the current `"` and returns it decoded.

@@ -10,13 +10,10 @@
 //! excluded field, a stored name that differs) is parsed and hashed as a tree instead, which
 //! validates it and says what is wrong.
 
-use std::collections::BTreeMap;
-use std::ops::Range;
-
 use super::definition::Hashed;
-use crate::fingerprint::{FIELDS, FingerprintOptions, REST, ToolDigest, bytes_digest};
-use crate::json::Node;
-use crate::json::canonical::to_canonical_vec;
+use crate::fingerprint::{FingerprintOptions, ToolDigest, bytes_digest, field_digests};
+use crate::json::canonical::{MemberBytes, to_canonical_vec};
+use crate::json::{Node, raw_string_end};
 
 /// The digests of the definition `raw` (its text in the lockfile) of tool `tool`, when its
 /// text is as mcp-scan writes it and hashes to `stored_digest`; `None` otherwise.
@@ -34,37 +31,22 @@ pub fn hashed_from_text(
         return None;
     }
     let members = top_level_members(&canonical)?;
-    let slice = |range: &Range<usize>| canonical.get(range.clone());
-    let mut fields = BTreeMap::new();
-    let mut rest = Vec::new();
-    let mut name = None;
-    for (key, member) in &members {
-        // Keys of canonical text are canonical strings; the ones compared here are plain ASCII.
-        let key_text = slice(key)?.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-        let key_text = std::str::from_utf8(key_text).ok()?;
-        // A field the digest leaves out is in the text: the tree says what that means.
-        if !options.hashes_field(key_text) {
-            return None;
-        }
-        let value = slice(&(key.end + 1..member.end))?;
-        if key_text == "name" {
-            name = Some(value);
-        }
-        if FIELDS.contains(&key_text) {
-            fields.insert(key_text.to_string(), bytes_digest(algorithm, value));
-        } else {
-            rest.push(slice(member)?);
-        }
+    // A field the digest leaves out is in the text: the tree says what that means.
+    if members.iter().any(|m| !options.hashes_field(m.key)) {
+        return None;
     }
+    let name = members
+        .iter()
+        .find(|m| m.key == "name")
+        .and_then(|m| canonical.get(m.value.clone()));
     if name != Some(to_canonical_vec(&Node::string(tool)).as_slice()) {
         return None;
     }
-    if !rest.is_empty() {
-        let object = [b"{".as_slice(), &rest.join(b",".as_slice()), b"}"].concat();
-        fields.insert(REST.to_string(), bytes_digest(algorithm, &object));
-    }
     Some(Hashed {
-        digest: ToolDigest { digest, fields },
+        digest: ToolDigest {
+            fields: field_digests(algorithm, &canonical, &members),
+            digest,
+        },
         name: Some(tool.to_string()),
     })
 }
@@ -82,7 +64,7 @@ fn compact(raw: &[u8], max_depth: usize) -> Option<Vec<u8>> {
     while let Some(&b) = raw.get(i) {
         match b {
             b'"' => {
-                let end = string_end(raw, i)?;
+                let end = raw_string_end(raw, i)?;
                 out.extend_from_slice(raw.get(i..end)?);
                 i = end;
                 continue;
@@ -113,20 +95,10 @@ fn compact(raw: &[u8], max_depth: usize) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The offset just past the closing quote of the string whose opening quote is at `start`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
-        if text.get(i) == Some(&b'"') {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
-}
-
-/// The (key, whole member) byte ranges of the members of the compact object `text`.
-fn top_level_members(text: &[u8]) -> Option<Vec<(Range<usize>, Range<usize>)>> {
+/// Where each member of the compact object `text` is. Keys of canonical text are canonical
+/// strings, taken here as they are written between their quotes (the keys compared with them
+/// are plain ASCII).
+fn top_level_members(text: &[u8]) -> Option<Vec<MemberBytes<'_>>> {
     if text.first() != Some(&b'{') || text.last() != Some(&b'}') {
         return None;
     }
@@ -137,7 +109,7 @@ fn top_level_members(text: &[u8]) -> Option<Vec<(Range<usize>, Range<usize>)>> {
         if text.get(i) != Some(&b'"') {
             return None;
         }
-        let key_end = string_end(text, i)?;
+        let key_end = raw_string_end(text, i)?;
         if text.get(key_end) != Some(&b':') {
             return None;
         }
@@ -147,7 +119,7 @@ fn top_level_members(text: &[u8]) -> Option<Vec<(Range<usize>, Range<usize>)>> {
         while j < end {
             match text.get(j)? {
                 b'"' => {
-                    j = string_end(text, j)?;
+                    j = raw_string_end(text, j)?;
                     continue;
                 }
                 b'{' | b'[' => depth += 1,
@@ -157,7 +129,12 @@ fn top_level_members(text: &[u8]) -> Option<Vec<(Range<usize>, Range<usize>)>> {
             }
             j += 1;
         }
-        members.push((i..key_end, i..j));
+        let key = std::str::from_utf8(text.get(i + 1..key_end - 1)?).ok()?;
+        members.push(MemberBytes {
+            key,
+            member: i..j,
+            value: key_end + 1..j,
+        });
         i = j + 1;
     }
     Some(members)
