@@ -6,7 +6,9 @@
 //! see [`pattern`]), run by one engine; users add their own with `--rules DIR`.
 
 mod dfa_set;
+mod literal_gate;
 pub mod pattern;
+mod piece_sets;
 mod prefilter;
 
 use std::collections::BTreeSet;

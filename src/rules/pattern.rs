@@ -1,11 +1,13 @@
 //! `kind: pattern` rules: what they may target, how they are validated, and the compiled form
 //! the engine runs.
 //!
-//! Every pattern of every rule is compiled once into a single set: a lazy DFA over the
-//! patterns' prefilter pieces ([`super::prefilter`], [`super::dfa_set`]). A string is run
-//! through the set, a single pass whatever the number of rules; only a rule whose pattern may
-//! match (and that targets this kind of string) compiles its patterns alone, on first use, to
-//! confirm and find where. Most strings match nothing, and start-up stays short: compiling
+//! Every pattern of every rule is compiled once into a single prefilter, in two stages. Most
+//! patterns have words they cannot match without: one Aho-Corasick automaton finds those of
+//! every pattern in a single pass ([`super::literal_gate`]). The few patterns without such words
+//! go through a lazy DFA over their prefilter pieces ([`super::prefilter`],
+//! [`super::dfa_set`]), again one pass whatever the number of rules. Only a rule whose pattern
+//! may match (and that targets this kind of string) compiles its patterns alone, on first use,
+//! to confirm and find where. Most strings match nothing, and start-up stays short: compiling
 //! regexes dominates the run time of a small scan, so nothing is compiled before it is needed.
 //!
 //! Each compiled form exists twice. Most text is ASCII, and on ASCII text a pattern compiled
@@ -17,15 +19,14 @@
 //! the form the text in hand needs.
 
 use std::ops::Range;
-use std::sync::{Mutex, OnceLock};
-use std::thread::JoinHandle;
+use std::sync::OnceLock;
 
 use regex::bytes;
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 
-use super::dfa_set::{DfaSet, Text};
-use super::prefilter;
+use super::literal_gate::{self, LiteralGate};
+use super::piece_sets::PieceSets;
 use super::{Kind, Rule};
 use crate::error::Error;
 use crate::finding::{Category, Severity};
@@ -33,8 +34,6 @@ use crate::finding::{Category, Severity};
 /// One compiled pattern may use this much memory; a rule that needs more is rejected on load
 /// rather than slowing every scan.
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
-/// The combined set of every pattern.
-const SET_SIZE_LIMIT: usize = 256 << 20;
 
 /// The strings of a tool a pattern rule can run over: a closed list, so every match has a
 /// concrete JSON pointer and the list can be tested.
@@ -197,54 +196,41 @@ pub struct PatternRule {
     pub message: String,
     targets: Vec<TargetKind>,
     patterns: Vec<String>,
-    /// Both forms compiled on the first hit of one of the rule's patterns that needs them.
-    regexes: OnceLock<Vec<Option<Regex>>>,
-    ascii_regexes: OnceLock<Vec<Option<bytes::Regex>>>,
+    /// Each pattern in both forms, compiled on the first string that needs that form of it.
+    regexes: Vec<OnceLock<Option<Regex>>>,
+    ascii_regexes: Vec<OnceLock<Option<bytes::Regex>>>,
 }
 
 impl PatternRule {
-    /// Where pattern `i` matches `text`. The set already compiled this pattern, so compiling
-    /// it alone cannot fail in practice; if it did, the whole string is the match.
+    /// Where pattern `i` matches `text`. The prefilter already parsed this pattern, so
+    /// compiling it alone cannot fail in practice; if it did, the whole string is the match.
     fn find(&self, i: usize, text: &str) -> Option<Range<usize>> {
-        if text.is_ascii() {
-            let ascii = self.ascii_regexes.get_or_init(|| {
-                self.patterns
-                    .iter()
-                    .map(|p| compile_ascii(p).ok())
-                    .collect()
-            });
-            if let Some(Some(regex)) = ascii.get(i) {
-                return regex.find(text.as_bytes()).map(|m| m.range());
-            }
+        let pattern = self.patterns.get(i)?;
+        if text.is_ascii()
+            && let Some(regex) = self
+                .ascii_regexes
+                .get(i)?
+                .get_or_init(|| compile_ascii(pattern).ok())
+        {
+            return regex.find(text.as_bytes()).map(|m| m.range());
         }
-        let regexes = self
-            .regexes
-            .get_or_init(|| self.patterns.iter().map(|p| compile(p).ok()).collect());
-        match regexes.get(i)? {
+        match self.regexes.get(i)?.get_or_init(|| compile(pattern).ok()) {
             Some(regex) => regex.find(text).map(|m| m.range()),
             None => Some(0..text.len()),
         }
     }
 }
 
-/// Every pattern rule, compiled into one set of prefilter pieces (see [`super::prefilter`]).
+/// Every pattern rule, compiled into one prefilter (see the module comment).
 #[derive(Debug)]
 pub struct PatternSet {
     rules: Vec<PatternRule>,
     /// The (rule, pattern of the rule) behind each pattern, in set order.
     owners: Vec<(usize, usize)>,
-    /// How many pieces each pattern has: it is a candidate when that many of them matched.
-    piece_counts: Vec<usize>,
-    /// The pattern behind each piece of the set.
-    piece_owners: Vec<usize>,
-    /// For ASCII text. A piece that needs Unicode is an empty (always matching) piece here, so
-    /// its rule's own regex decides.
-    ascii: DfaSet,
-    /// For any other text; `None` if it exceeds the size limit, and then every rule's own
-    /// regexes run instead (slower, same findings).
-    unicode: OnceLock<Option<DfaSet>>,
-    /// The Unicode set being compiled, until the first string that needs it.
-    unicode_pending: Mutex<Option<JoinHandle<Option<DfaSet>>>>,
+    /// The first stage: the patterns with words they cannot match without.
+    gate: LiteralGate,
+    /// The second stage: the others; `None` when there are none.
+    pieces: Option<PieceSets>,
 }
 
 /// One rule matching one string: the first match of the first of its patterns that matched.
@@ -269,59 +255,20 @@ impl PatternSet {
                 message: rule.message.clone().unwrap_or_default(),
                 targets: rule.targets.clone(),
                 patterns: rule.patterns.clone(),
-                regexes: OnceLock::new(),
-                ascii_regexes: OnceLock::new(),
+                regexes: rule.patterns.iter().map(|_| OnceLock::new()).collect(),
+                ascii_regexes: rule.patterns.iter().map(|_| OnceLock::new()).collect(),
             });
         }
         let patterns = patterns_in_set_order(&compiled);
-        let mut piece_counts = Vec::with_capacity(patterns.len());
-        let mut piece_owners = Vec::new();
-        let mut ascii_pieces: Vec<String> = Vec::new();
-        for (i, pattern) in patterns.iter().enumerate() {
-            let pieces = prefilter::pieces(pattern, Text::Ascii);
-            piece_counts.push(pieces.len());
-            piece_owners.extend(std::iter::repeat_n(i, pieces.len()));
-            ascii_pieces.extend(pieces);
-        }
-        let unicode_pending = std::thread::Builder::new()
-            .name("unicode-rules".into())
-            .spawn(move || build_unicode_set(&patterns))
-            .ok();
-        let ascii = match DfaSet::new(&ascii_pieces, Text::Ascii, SET_SIZE_LIMIT) {
-            Ok(set) => set,
-            Err(_) => {
-                // The slow path, only when some piece needs Unicode (a `\p{..}` class, say):
-                // find which by parsing alone (compiling is the costly part).
-                let ascii_only: Vec<&str> = ascii_pieces
-                    .iter()
-                    .map(|p| if parses_as_ascii(p) { p.as_str() } else { "" })
-                    .collect();
-                DfaSet::new(&ascii_only, Text::Ascii, SET_SIZE_LIMIT)
-                    .map_err(|e| set_error(rules, &e))?
-            }
-        };
+        let clauses: Vec<_> = patterns.iter().map(|p| literal_gate::clauses(p)).collect();
+        let gate = LiteralGate::new(&clauses).map_err(|e| set_error(rules, &e))?;
+        let pieces = PieceSets::new(ungated(patterns, &gate)).map_err(|e| set_error(rules, &e))?;
         Ok(PatternSet {
             rules: compiled,
             owners,
-            piece_counts,
-            piece_owners,
-            ascii,
-            unicode: OnceLock::new(),
-            unicode_pending: Mutex::new(unicode_pending),
+            gate,
+            pieces,
         })
-    }
-
-    fn unicode(&self) -> Option<&DfaSet> {
-        self.unicode
-            .get_or_init(|| {
-                let pending = self.unicode_pending.lock().ok().and_then(|mut p| p.take());
-                match pending {
-                    Some(thread) => thread.join().ok().flatten(),
-                    // No thread could be started: compile it here.
-                    None => build_unicode_set(&patterns_in_set_order(&self.rules)),
-                }
-            })
-            .as_ref()
     }
 
     /// Every rule targeting `target` that matches `text`, in rule-id order.
@@ -344,35 +291,25 @@ impl PatternSet {
         found
     }
 
-    /// The patterns whose pieces all match somewhere in `text`, ascending.
+    /// The patterns that may match `text`, ascending: those the gate lets through, and those
+    /// whose pieces all match somewhere in it.
     fn candidates(&self, text: &str) -> Vec<usize> {
-        let hits = if text.is_ascii() {
-            self.ascii.matches(text.as_bytes())
-        } else {
-            match self.unicode() {
-                Some(set) => set.matches(text.as_bytes()),
-                None => return (0..self.owners.len()).collect(),
-            }
-        };
-        if hits.is_empty() {
-            return hits;
+        let mut candidates = self.gate.candidates(text.as_bytes());
+        if let Some(pieces) = &self.pieces {
+            candidates.extend(pieces.candidates(text));
+            candidates.sort_unstable();
         }
-        let mut matched = vec![0usize; self.piece_counts.len()];
-        for piece in hits {
-            if let Some(&pattern) = self.piece_owners.get(piece)
-                && let Some(count) = matched.get_mut(pattern)
-            {
-                *count += 1;
-            }
-        }
-        matched
-            .iter()
-            .zip(&self.piece_counts)
-            .enumerate()
-            .filter(|(_, (matched, needed))| matched == needed)
-            .map(|(pattern, _)| pattern)
-            .collect()
+        candidates
     }
+}
+
+/// The patterns the second stage runs, in set order: `None` for each one the gate decides.
+fn ungated(patterns: Vec<String>, gate: &LiteralGate) -> Vec<Option<String>> {
+    patterns
+        .into_iter()
+        .enumerate()
+        .map(|(i, pattern)| (!gate.gates(i)).then_some(pattern))
+        .collect()
 }
 
 /// Every rule's patterns, in the order of [`PatternSet::owners`].
@@ -381,25 +318,6 @@ fn patterns_in_set_order(rules: &[PatternRule]) -> Vec<String> {
         .iter()
         .flat_map(|rule| rule.patterns.iter().cloned())
         .collect()
-}
-
-fn parses_as_ascii(pattern: &str) -> bool {
-    regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .case_insensitive(true)
-        .build()
-        .parse(pattern)
-        .is_ok()
-}
-
-/// In the same order as the ASCII set: each pattern has as many pieces for either text.
-fn build_unicode_set(patterns: &[String]) -> Option<DfaSet> {
-    let pieces: Vec<String> = patterns
-        .iter()
-        .flat_map(|p| prefilter::pieces(p, Text::Unicode))
-        .collect();
-    DfaSet::new(&pieces, Text::Unicode, SET_SIZE_LIMIT).ok()
 }
 
 /// Names the rule whose pattern broke the set (the slow path, only on error).
@@ -416,6 +334,8 @@ fn set_error(rules: &[Rule], e: &str) -> Error {
 mod tests {
     use super::*;
     use crate::rules::Catalogue;
+    use crate::rules::dfa_set::Text;
+    use crate::rules::prefilter;
 
     /// gitleaks' `Validate`: every builtin rule's examples, every failure reported at once.
     #[test]

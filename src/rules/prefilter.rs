@@ -200,7 +200,7 @@ fn is_negated_class(node: &Ast) -> bool {
 }
 
 /// `(?-i:node)`.
-fn case_sensitive(span: ast::Span, node: Ast) -> Ast {
+pub(super) fn case_sensitive(span: ast::Span, node: Ast) -> Ast {
     let item = |kind| ast::FlagsItem { span, kind };
     Ast::group(ast::Group {
         span,
