@@ -342,6 +342,40 @@ fn encode_uri_path(path: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Splicing results printed one by one gives what printing the whole log gives.
+    #[test]
+    fn spliced_results_print_as_the_whole_log_would() {
+        let log = |results: Vec<SarifResult>| {
+            let run = Run::builder()
+                .tool(
+                    Tool::builder()
+                        .driver(ToolComponent::builder().name("t").build())
+                        .build(),
+                )
+                .results(results)
+                .build();
+            Sarif::builder()
+                .version(json!("2.1.0"))
+                .runs(vec![run])
+                .build()
+        };
+        let result = |i: i64| {
+            let mut r = SarifResult::builder()
+                .rule_id(format!("rule-{i}"))
+                .message(Message::builder().text("a \"results\": [] b\nc").build())
+                .build();
+            r.rule_index = Some(i);
+            r
+        };
+        for n in 0..3 {
+            let results: Vec<SarifResult> = (0..n).map(result).collect();
+            let printed: Vec<String> = results.iter().map(printed_result).collect();
+            let empty = serde_json::to_string_pretty(&log(Vec::new())).unwrap();
+            let whole = serde_json::to_string_pretty(&log(results)).unwrap();
+            assert_eq!(splice_results(&empty, &printed), whole, "{n} results");
+        }
+    }
+
     #[test]
     fn helpers() {
         assert_eq!(pascal_case("duplicate-tool-name"), "DuplicateToolName");
