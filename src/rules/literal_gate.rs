@@ -570,6 +570,18 @@ mod tests {
         assert!(checked > 100, "only {checked} matches checked");
     }
 
+    /// Past [`DFA_AFTER_BYTES`] the gate builds and runs its DFA, with the same answers.
+    #[test]
+    fn the_dfa_takes_over_with_the_same_answers() {
+        let gate = LiteralGate::new(&[clauses(r"ignore\s+previous")]).unwrap();
+        let filler = "x".repeat(DFA_AFTER_BYTES);
+        assert!(gate.dfa.get().is_none());
+        assert_eq!(gate.candidates(filler.as_bytes()), Vec::<usize>::new());
+        assert!(gate.dfa.get().is_some_and(Option::is_some));
+        assert_eq!(gate.candidates(b"Ignore PREVIOUS"), [0]);
+        assert_eq!(gate.candidates(b"ignore"), Vec::<usize>::new());
+    }
+
     #[test]
     fn a_pattern_passes_when_every_clause_has_a_literal() {
         let gate = LiteralGate::new(&[
