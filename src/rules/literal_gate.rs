@@ -41,6 +41,8 @@ use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 const MAX_CLASS: usize = 4;
 /// The most literals one clause may have.
 const MAX_LITERALS: usize = 64;
+/// The most copies of a repeated part a literal spells out.
+const MAX_COPIES: u32 = 16;
 
 /// Literals one of which every match contains; ASCII letters lowercase. Sorted, no two alike
 /// (see [`set_of`]).
@@ -151,7 +153,8 @@ fn known(node: &Ast) -> Known {
             match sub.exact {
                 Some(strings) => {
                     let mut run = strings.clone();
-                    for _ in 1..min {
+                    // `x{100000}` would otherwise spell out a literal as long as its count.
+                    for _ in 1..min.min(MAX_COPIES) {
                         match product(run, &strings) {
                             Ok(longer) => run = longer,
                             Err(run_so_far) => {
@@ -481,7 +484,7 @@ mod tests {
 
     #[test]
     fn reads_the_words_a_pattern_needs() {
-        let cases: [(&str, &[&[&str]]); 13] = [
+        let cases: [(&str, &[&[&str]]); 14] = [
             // Runs end where a part is not exact; a Unicode fold adds its own literal.
             (r"\bignore\s+all\b", &[&["ignore"], &["all"]]),
             (
@@ -506,6 +509,7 @@ mod tests {
             // Repeated at least n times: n copies, as many as fit.
             (r"[<>]{2,}", &[&["<<", "<>", "><", ">>"]]),
             (r"(?:ab)*c", &[]),
+            (r"x{4000000000}", &[&["xxxxxxxxxxxxxxxx"]]),
             // Ubiquitous literals are dropped, other short ones kept.
             (r"x\s+:\s+y", &[&[":"]]),
             (r"\.\s*,", &[]),
