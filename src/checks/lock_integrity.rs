@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
 use crate::fingerprint::server_digest;
-use crate::lock::Lock;
+use crate::lock::{Integrity, Lock};
 
 pub struct LockIntegrity;
 
@@ -27,8 +27,13 @@ impl Check for LockIntegrity {
             for (name, tool) in &locked.tools {
                 let tool_at = Lock::tool_pointer(server, name);
                 // Hashed when the lock was read (with these options: the lock's own).
-                let Some(hashed) = tool.definition.hashed(options) else {
-                    continue;
+                let hashed = match tool.definition.integrity(options) {
+                    Integrity::AsStored => {
+                        recomputed.push((name.as_str(), tool.digest.clone()));
+                        continue;
+                    }
+                    Integrity::NotAnObject => continue,
+                    Integrity::Hashed(hashed) => hashed,
                 };
                 let digest = &hashed.digest;
                 let stored_name = hashed.name.as_deref();

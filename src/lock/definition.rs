@@ -4,10 +4,12 @@
 //! 100k tools). Reading it builds no tree for them: the document is parsed with each
 //! definition skipped over, then every definition is hashed for `lock-integrity` on its own,
 //! in parallel, straight from its text when that is as mcp-scan writes it, else parsed into a
-//! tree and dropped; only its place in the text is kept. The few that a run needs again (a
-//! drifted tool's fields, `diff`) are parsed from there.
+//! tree and dropped; only its place in the text is kept, and what it hashed to only when that
+//! differs from the digests stored beside it. The few that a run needs again (a drifted tool's
+//! fields, `diff`) are parsed from there.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::fingerprint::{FingerprintOptions, ToolDigest, tool_digest};
@@ -36,7 +38,28 @@ pub struct Stored {
     /// Nesting allowed inside the definition: what the whole document allows, less the depth
     /// it sits at.
     limits: Limits,
-    hashed: Option<Hashed>,
+    verified: Verified,
+}
+
+/// What hashing a stored definition found.
+#[derive(Debug)]
+enum Verified {
+    /// Exactly the name, digest and field digests stored beside it (see
+    /// [`Definition::settle`]): nothing more to keep, which is most of a large lock's memory
+    /// for `lock-integrity`.
+    AsStored,
+    /// Anything else: what it hashed to (`None`: not an object).
+    Hashed(Option<Hashed>),
+}
+
+/// What `lock-integrity` compares with the digests stored beside a definition.
+#[derive(Debug)]
+pub enum Integrity<'a> {
+    /// The definition hashes to exactly them, under the tool's name.
+    AsStored,
+    Hashed(Cow<'a, Hashed>),
+    /// Not an object: nothing to compare.
+    NotAnObject,
 }
 
 /// What `lock-integrity` compares with the stored digests.
@@ -88,8 +111,27 @@ impl Definition {
             text: Arc::clone(text),
             span,
             limits,
-            hashed,
+            verified: Verified::Hashed(hashed),
         })))
+    }
+
+    /// Drops what a stored definition hashed to when it is exactly what is stored beside it:
+    /// tool `name` with `digest` and `fields` (the common case, and then `lock-integrity` has
+    /// nothing to report).
+    pub fn settle(&mut self, name: &str, digest: &str, fields: &BTreeMap<String, String>) {
+        let Definition::Stored(stored) = self else {
+            return;
+        };
+        let Some(stored) = Arc::get_mut(stored) else {
+            return;
+        };
+        if let Verified::Hashed(Some(hashed)) = &stored.verified
+            && hashed.name.as_deref() == Some(name)
+            && hashed.digest.digest == digest
+            && hashed.digest.fields == *fields
+        {
+            stored.verified = Verified::AsStored;
+        }
     }
 
     /// The approved definition of `tool` as hashed (without `_meta` and excluded fields),
@@ -137,14 +179,58 @@ impl Definition {
     }
 
     /// The digests of the definition under `options`, which for a stored definition must be
-    /// the options of the lock it was read from (they were computed when it was read); `None`
-    /// when the definition is not an object.
-    pub fn hashed(&self, options: &FingerprintOptions) -> Option<Cow<'_, Hashed>> {
-        match self {
+    /// the options of the lock it was read from (they were computed when it was read).
+    pub fn integrity(&self, options: &FingerprintOptions) -> Integrity<'_> {
+        let hashed = match self {
             Definition::Tree(_) | Definition::Written(_) => {
                 Hashed::of(&self.node(), options).map(Cow::Owned)
             }
-            Definition::Stored(stored) => stored.hashed.as_ref().map(Cow::Borrowed),
+            Definition::Stored(stored) => match &stored.verified {
+                Verified::AsStored => return Integrity::AsStored,
+                Verified::Hashed(hashed) => hashed.as_ref().map(Cow::Borrowed),
+            },
+        };
+        hashed.map_or(Integrity::NotAnObject, Integrity::Hashed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored definition keeps what it hashed to unless that is exactly what is stored
+    /// beside it, and `lock-integrity` sees the difference either way.
+    #[test]
+    fn settles_only_on_exactly_the_stored_digests() {
+        let options = FingerprintOptions::default();
+        let text = Arc::new(r#"{"description":"d","name":"t"}"#.to_string());
+        let span = Span {
+            start: 0,
+            end: text.len(),
+        };
+        let tree = parse(&text, Dialect::Json, &Limits::default()).unwrap();
+        let want = Hashed::of(&tree, &options).unwrap();
+        let stored =
+            || Definition::stored(&text, span, Limits::default(), &options, "t", None).unwrap();
+        let mut other_fields = want.digest.fields.clone();
+        other_fields.insert("title".into(), "sha256:00".into());
+        let cases = [
+            ("t", want.digest.digest.as_str(), &want.digest.fields, true),
+            ("u", want.digest.digest.as_str(), &want.digest.fields, false),
+            ("t", "sha256:00", &want.digest.fields, false),
+            ("t", want.digest.digest.as_str(), &other_fields, false),
+        ];
+        for (name, digest, fields, as_stored) in cases {
+            let mut definition = stored();
+            definition.settle(name, digest, fields);
+            match definition.integrity(&options) {
+                Integrity::AsStored => assert!(as_stored, "{name} {digest}"),
+                Integrity::Hashed(hashed) => {
+                    assert!(!as_stored, "{name} {digest}");
+                    assert_eq!(*hashed, want);
+                }
+                Integrity::NotAnObject => panic!("an object"),
+            }
         }
     }
 }

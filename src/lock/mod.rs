@@ -16,7 +16,7 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use definition::DEFINITION_INDENT;
-pub use definition::{Definition, Hashed};
+pub use definition::{Definition, Hashed, Integrity};
 
 use crate::byte_size::ByteSize;
 use crate::decode::Decoder;
@@ -269,9 +269,10 @@ impl Lock {
         let mut lock = Lock::from_node(&root, &decoder)?;
         for (server_name, server) in &mut lock.servers {
             for (tool_name, tool) in &mut server.tools {
-                if let Some(definition) =
+                if let Some(mut definition) =
                     definitions.remove(&(server_name.as_str(), tool_name.as_str()))
                 {
+                    definition.settle(tool_name, &tool.digest, &tool.fields);
                     tool.definition = definition;
                 }
             }
