@@ -56,7 +56,7 @@ pub trait Check: Sync {
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>);
 }
 
-/// Every builtin check: these and the [`content`] checks. Explicit, so a reader sees the list.
+/// Every builtin check: these and the `content` checks. Explicit, so a reader sees the list.
 pub fn builtin() -> Vec<Box<dyn Check>> {
     let mut checks: Vec<Box<dyn Check>> = vec![
         Box::new(drift::Drift),

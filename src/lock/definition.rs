@@ -22,7 +22,7 @@ pub enum Definition {
     /// document itself: null).
     Tree(Node),
     /// A new approval, already written as the lockfile will hold it (pretty, at
-    /// [`DEFINITION_INDENT`]): written once from the scanned tool instead of copied as a tree.
+    /// `DEFINITION_INDENT`): written once from the scanned tool instead of copied as a tree.
     Written(Arc<Vec<u8>>),
     /// In a lockfile's text.
     Stored(Arc<Stored>),
@@ -83,7 +83,7 @@ impl Hashed {
 impl Definition {
     /// The definition of tool `tool` at `span` of `text`, hashed with the lock's `options`:
     /// from the text itself when it is as mcp-scan writes it and matches `stored_digest` (see
-    /// [`super::as_written`]), else parsed and hashed as a tree; the parse error (with its
+    /// `lock::as_written`), else parsed and hashed as a tree; the parse error (with its
     /// offset in `text`) when it is not valid JSON.
     pub fn stored(
         text: &Arc<String>,

@@ -5,18 +5,16 @@
 //! patterns have words they cannot match without: one Aho-Corasick automaton finds those of
 //! every pattern in a single pass ([`super::literal_gate`]). The few patterns without such words
 //! go through a lazy DFA over their prefilter pieces ([`super::prefilter`],
-//! [`super::dfa_set`]), again one pass whatever the number of rules. Only a rule whose pattern
-//! may match (and that targets this kind of string) compiles its patterns alone, on first use,
-//! to confirm and find where. Most strings match nothing, and start-up stays short: compiling
+//! [`super::piece_sets`]), again one pass whatever the number of rules. Only a pattern that may
+//! match (of a rule that targets this kind of string) is compiled alone, on first use, to
+//! confirm and find where. Most strings match nothing, and start-up stays short: compiling
 //! regexes dominates the run time of a small scan, so nothing is compiled before it is needed.
 //!
-//! Each compiled form exists twice. Most text is ASCII, and on ASCII text a pattern compiled
-//! without Unicode (ASCII classes and case folding, over bytes) matches exactly where the
-//! Unicode pattern does: every character a Unicode class or fold adds is outside ASCII. Without
-//! Unicode's case-folding tables the set compiles three times faster, and compiling was most of
-//! a pre-commit run. The Unicode set compiles on a thread of its own from the start, and the
-//! first string with a non-ASCII character waits for it; a rule's own regexes are compiled in
-//! the form the text in hand needs.
+//! Each pattern's regex exists in two forms. Most text is ASCII, and on ASCII text a pattern
+//! compiled without Unicode (ASCII classes and case folding, over bytes) matches exactly where
+//! the Unicode pattern does: every character a Unicode class or fold adds is outside ASCII, and
+//! without Unicode's case-folding tables it compiles several times faster. Each form is
+//! compiled when the text in hand first needs it.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -202,8 +200,9 @@ pub struct PatternRule {
 }
 
 impl PatternRule {
-    /// Where pattern `i` matches `text`. The prefilter already parsed this pattern, so
-    /// compiling it alone cannot fail in practice; if it did, the whole string is the match.
+    /// Where pattern `i` matches `text`. Rules are held to compiling when they are loaded (the
+    /// builtin ones by the tests), so this cannot fail in practice; if it did, the whole string
+    /// is the match.
     fn find(&self, i: usize, text: &str) -> Option<Range<usize>> {
         let pattern = self.patterns.get(i)?;
         if text.is_ascii()
