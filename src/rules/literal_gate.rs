@@ -30,12 +30,14 @@
 //! Dropping a clause, or never finding one, only widens the prefilter. A pattern with no clause
 //! at all (`[A-Za-z0-9+/]{40,}`) is not gated here; the lazy DFA of the later stage runs it.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
+
+use super::background::Background;
 
 /// The largest class expanded into literals (after ASCII case is folded away).
 const MAX_CLASS: usize = 4;
@@ -339,8 +341,10 @@ fn unicode_orbit(c: char) -> Clause {
 /// Which patterns' clauses all have a literal in a string.
 #[derive(Debug)]
 pub struct LiteralGate {
-    /// Quick to build (a millisecond or two): runs the first strings of every scan.
-    nfa: AhoCorasick,
+    /// Quick to build (2–3 ms, on the second core while the run reads its inputs): runs the
+    /// first strings of every scan. `None` if it could not be built: every gated pattern is
+    /// then a candidate (slower, same findings).
+    nfa: Background<Option<AhoCorasick>>,
     /// About twice as fast to run and ten milliseconds to build: built once a scan has run
     /// [`DFA_AFTER_BYTES`] through the NFA (by the thread that crosses the mark, while the
     /// others go on with the NFA), so a small scan never pays for it; `None` if it failed.
@@ -348,7 +352,7 @@ pub struct LiteralGate {
     /// Bytes run through the NFA so far.
     scanned: AtomicUsize,
     /// Every literal, numbered as the automata number them.
-    literals: Vec<Vec<u8>>,
+    literals: Arc<Vec<Vec<u8>>>,
     /// The clauses each literal is in.
     literal_clauses: Vec<Vec<usize>>,
     /// The pattern of each clause.
@@ -372,7 +376,7 @@ fn automaton(literals: &[Vec<u8>], kind: AhoCorasickKind) -> Result<AhoCorasick,
 
 impl LiteralGate {
     /// The gate over `patterns`, each given by its clauses.
-    pub fn new(patterns: &[Vec<Clause>]) -> Result<LiteralGate, String> {
+    pub fn new(patterns: &[Vec<Clause>]) -> LiteralGate {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut literal_ids: std::collections::HashMap<&[u8], usize> = Default::default();
         let mut literal_clauses: Vec<Vec<usize>> = Vec::new();
@@ -394,30 +398,47 @@ impl LiteralGate {
                 }
             }
         }
-        Ok(LiteralGate {
-            nfa: automaton(&literals, AhoCorasickKind::ContiguousNFA)?,
+        let literals = Arc::new(literals);
+        let nfa = {
+            let literals = Arc::clone(&literals);
+            Background::spawn("rule-literals", move || {
+                automaton(&literals, AhoCorasickKind::ContiguousNFA).ok()
+            })
+        };
+        LiteralGate {
+            nfa,
             dfa: OnceLock::new(),
             scanned: AtomicUsize::new(0),
             literals,
             literal_clauses,
             clause_patterns,
             clause_counts: patterns.iter().map(Vec::len).collect(),
-        })
+        }
     }
 
-    /// The automaton for the next `len` bytes (see [`LiteralGate::dfa`]).
-    fn automaton_for(&self, len: usize) -> &AhoCorasick {
-        if let Some(built) = self.dfa.get() {
-            return built.as_ref().unwrap_or(&self.nfa);
-        }
-        let before = self.scanned.fetch_add(len, Ordering::Relaxed);
-        if before < DFA_AFTER_BYTES && before.saturating_add(len) >= DFA_AFTER_BYTES {
-            let built = self
-                .dfa
-                .get_or_init(|| automaton(&self.literals, AhoCorasickKind::DFA).ok());
-            return built.as_ref().unwrap_or(&self.nfa);
-        }
-        &self.nfa
+    fn nfa(&self) -> Option<&AhoCorasick> {
+        self.nfa
+            .get(|| automaton(&self.literals, AhoCorasickKind::ContiguousNFA).ok())
+            .as_ref()
+    }
+
+    /// The automaton for the next `len` bytes (see [`LiteralGate::dfa`]); `None` when none
+    /// could be built.
+    fn automaton_for(&self, len: usize) -> Option<&AhoCorasick> {
+        let dfa = match self.dfa.get() {
+            Some(built) => built.as_ref(),
+            None => {
+                let before = self.scanned.fetch_add(len, Ordering::Relaxed);
+                if before < DFA_AFTER_BYTES && before.saturating_add(len) >= DFA_AFTER_BYTES {
+                    self.dfa
+                        .get_or_init(|| automaton(&self.literals, AhoCorasickKind::DFA).ok())
+                        .as_ref()
+                } else {
+                    None
+                }
+            }
+        };
+        dfa.or_else(|| self.nfa())
     }
 
     /// Whether pattern `i` has clauses (else the gate says nothing about it).
@@ -427,7 +448,12 @@ impl LiteralGate {
 
     /// The gated patterns whose every clause has a literal in `haystack`, ascending.
     pub fn candidates(&self, haystack: &[u8]) -> Vec<usize> {
-        self.candidates_by(self.automaton_for(haystack.len()), haystack)
+        match self.automaton_for(haystack.len()) {
+            Some(automaton) => self.candidates_by(automaton, haystack),
+            None => (0..self.clause_counts.len())
+                .filter(|&pattern| self.gates(pattern))
+                .collect(),
+        }
     }
 
     fn candidates_by(&self, automaton: &AhoCorasick, haystack: &[u8]) -> Vec<usize> {
@@ -539,8 +565,7 @@ mod tests {
             .filter(|r| r.kind == Kind::Pattern)
             .collect();
         let patterns: Vec<&String> = rules.iter().flat_map(|r| &r.patterns).collect();
-        let gate =
-            LiteralGate::new(&patterns.iter().map(|p| clauses(p)).collect::<Vec<_>>()).unwrap();
+        let gate = LiteralGate::new(&patterns.iter().map(|p| clauses(p)).collect::<Vec<_>>());
         let dfa = automaton(&gate.literals, AhoCorasickKind::DFA).unwrap();
         let mut checked = 0;
         for rule in rules {
@@ -559,7 +584,7 @@ mod tests {
                     ];
                     for text in variants.iter().filter(|t| regex.is_match(t)) {
                         checked += 1;
-                        for automaton in [&gate.nfa, &dfa] {
+                        for automaton in [gate.nfa().unwrap(), &dfa] {
                             let passed = gate.candidates_by(automaton, text.as_bytes());
                             assert!(
                                 !gate.gates(i) || passed.contains(&i),
@@ -577,7 +602,7 @@ mod tests {
     /// Past [`DFA_AFTER_BYTES`] the gate builds and runs its DFA, with the same answers.
     #[test]
     fn the_dfa_takes_over_with_the_same_answers() {
-        let gate = LiteralGate::new(&[clauses(r"ignore\s+previous")]).unwrap();
+        let gate = LiteralGate::new(&[clauses(r"ignore\s+previous")]);
         let filler = "x".repeat(DFA_AFTER_BYTES);
         assert!(gate.dfa.get().is_none());
         assert_eq!(gate.candidates(filler.as_bytes()), Vec::<usize>::new());
@@ -592,8 +617,7 @@ mod tests {
             clauses(r"ignore\s+previous"),
             clauses(r"[ \t]{80,}\S"),
             clauses(r"\w+"),
-        ])
-        .unwrap();
+        ]);
         assert!(gate.gates(0) && gate.gates(1) && !gate.gates(2));
         assert_eq!(gate.candidates(b"IGNORE the PREVIOUS"), [0]);
         assert_eq!(gate.candidates(b"ignore this"), Vec::<usize>::new());

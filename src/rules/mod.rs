@@ -5,6 +5,7 @@
 //! sync both ways. `kind: pattern` rules are pure data (regexes over the strings a model reads,
 //! see [`pattern`]), run by one engine; users add their own with `--rules DIR`.
 
+mod background;
 mod dfa_set;
 mod literal_gate;
 pub mod pattern;

@@ -260,7 +260,7 @@ impl PatternSet {
         }
         let patterns = patterns_in_set_order(&compiled);
         let clauses: Vec<_> = patterns.iter().map(|p| literal_gate::clauses(p)).collect();
-        let gate = LiteralGate::new(&clauses).map_err(|e| set_error(rules, &e))?;
+        let gate = LiteralGate::new(&clauses);
         let pieces = PieceSets::new(ungated(patterns, &gate)).map_err(|e| set_error(rules, &e))?;
         Ok(PatternSet {
             rules: compiled,

@@ -7,9 +7,7 @@
 //! Unicode set compiles on a thread of its own from the start, and the first string with a
 //! non-ASCII character waits for it.
 
-use std::sync::{Mutex, OnceLock};
-use std::thread::JoinHandle;
-
+use super::background::Background;
 use super::dfa_set::{DfaSet, Text};
 use super::prefilter;
 
@@ -28,9 +26,7 @@ pub struct PieceSets {
     ascii: DfaSet,
     /// For any other text; `None` if it exceeds the size limit, and then every pattern is a
     /// candidate (slower, same findings).
-    unicode: OnceLock<Option<DfaSet>>,
-    /// The Unicode set being compiled, until the first string that needs it.
-    unicode_pending: Mutex<Option<JoinHandle<Option<DfaSet>>>>,
+    unicode: Background<Option<DfaSet>>,
     /// The patterns, to compile the Unicode set here when no thread could be started.
     patterns: Vec<Option<String>>,
 }
@@ -54,12 +50,9 @@ impl PieceSets {
             piece_owners.extend(std::iter::repeat_n(i, pieces.len()));
             ascii_pieces.extend(pieces);
         }
-        let unicode_pending = {
+        let unicode = {
             let patterns = patterns.clone();
-            std::thread::Builder::new()
-                .name("unicode-rules".into())
-                .spawn(move || build_unicode_set(&patterns))
-                .ok()
+            Background::spawn("unicode-rules", move || build_unicode_set(&patterns))
         };
         let ascii = match DfaSet::new(&ascii_pieces, Text::Ascii, SET_SIZE_LIMIT) {
             Ok(set) => set,
@@ -77,22 +70,14 @@ impl PieceSets {
             piece_counts,
             piece_owners,
             ascii,
-            unicode: OnceLock::new(),
-            unicode_pending: Mutex::new(unicode_pending),
+            unicode,
             patterns,
         }))
     }
 
     fn unicode(&self) -> Option<&DfaSet> {
         self.unicode
-            .get_or_init(|| {
-                let pending = self.unicode_pending.lock().ok().and_then(|mut p| p.take());
-                match pending {
-                    Some(thread) => thread.join().ok().flatten(),
-                    // No thread could be started: compile it here.
-                    None => build_unicode_set(&self.patterns),
-                }
-            })
+            .get(|| build_unicode_set(&self.patterns))
             .as_ref()
     }
 
