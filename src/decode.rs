@@ -61,6 +61,27 @@ impl<'a> Decoder<'a> {
         })
     }
 
+    /// The string member `key` as one of `choices` (name, value): "unknown {key} `x` (expected
+    /// a or b)" otherwise.
+    pub fn one_of<T: Copy>(
+        &self,
+        node: &Node,
+        key: &str,
+        choices: &[(&str, T)],
+    ) -> Result<T, Error> {
+        let found = self.string(node, &format!("`{key}`"))?;
+        match choices.iter().find(|(name, _)| *name == found) {
+            Some((_, value)) => Ok(*value),
+            None => {
+                let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+                Err(self.error(
+                    node,
+                    format!("unknown {key} `{found}` (expected {})", names.join(" or ")),
+                ))
+            }
+        }
+    }
+
     /// A required member of `obj` (whose node is `parent`, for the error position).
     pub fn required<'n>(
         &self,
@@ -104,4 +125,37 @@ pub fn article(node: &Node) -> String {
 /// Convenience for building pointers from a sequence of keys.
 pub fn pointer_of(keys: &[&str]) -> Pointer {
     keys.iter().fold(Pointer::root(), |p, k| p.key(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Dialect, Limits, parse};
+
+    #[test]
+    fn one_of_names_the_choices_it_expected() {
+        let text = r#"{"approval": "manual", "kind": "auto", "n": 1}"#;
+        let root = parse(text, Dialect::Json, &Limits::default()).unwrap();
+        let d = Decoder::new(Path::new("x.lock"), text);
+        let choices = [("auto", 1), ("explicit", 2)];
+        assert_eq!(
+            d.one_of(root.get("kind").unwrap(), "kind", &choices)
+                .unwrap(),
+            1
+        );
+        let unknown = d.one_of(root.get("approval").unwrap(), "approval", &choices);
+        assert!(
+            unknown
+                .unwrap_err()
+                .to_string()
+                .contains("unknown approval `manual` (expected auto or explicit)")
+        );
+        let not_a_string = d.one_of(root.get("n").unwrap(), "n", &choices);
+        assert!(
+            not_a_string
+                .unwrap_err()
+                .to_string()
+                .contains("`n` must be a string")
+        );
+    }
 }

@@ -618,17 +618,14 @@ fn read_server(node: &Node, d: &Decoder<'_>) -> Result<LockedServer, Error> {
     let mut allowed = vec!["status", "capturedAt", "history", "tools"];
     allowed.extend(BASELINE_KEYS);
     d.only_keys(obj, &allowed, what)?;
-    let status_node = d.required(node, obj, "status", what)?;
-    let status = match d.string(status_node, "`status`")? {
-        "verified" => Status::Verified,
-        "quarantined" => Status::Quarantined,
-        other => {
-            return Err(d.error(
-                status_node,
-                format!("unknown status `{other}` (expected verified or quarantined)"),
-            ));
-        }
-    };
+    let status = d.one_of(
+        d.required(node, obj, "status", what)?,
+        "status",
+        &[
+            ("verified", Status::Verified),
+            ("quarantined", Status::Quarantined),
+        ],
+    )?;
     let mut history = Vec::new();
     if let Some(list) = obj.get("history") {
         for entry in d.array(list, "`history`")? {
@@ -695,17 +692,14 @@ fn read_tool_approval(
         let value = d.required(node, obj, key, what)?;
         Ok(d.string(value, &format!("`{key}`"))?.to_string())
     };
-    let kind_node = d.required(node, obj, "approval", what)?;
-    let kind = match d.string(kind_node, "`approval`")? {
-        "auto" => ApprovalKind::Auto,
-        "explicit" => ApprovalKind::Explicit,
-        other => {
-            return Err(d.error(
-                kind_node,
-                format!("unknown approval `{other}` (expected auto or explicit)"),
-            ));
-        }
-    };
+    let kind = d.one_of(
+        d.required(node, obj, "approval", what)?,
+        "approval",
+        &[
+            ("auto", ApprovalKind::Auto),
+            ("explicit", ApprovalKind::Explicit),
+        ],
+    )?;
     Ok(Some(ToolApproval {
         first_seen: field("firstSeen")?,
         approved_at: field("approvedAt")?,

@@ -111,7 +111,6 @@ pub fn clauses(pattern: &str) -> Vec<Clause> {
 
 fn is_ubiquitous(literal: &[u8]) -> bool {
     match literal {
-        [] => true,
         [b] => {
             b.is_ascii_alphanumeric()
                 || b.is_ascii_whitespace()
