@@ -2,10 +2,13 @@
 //! occurrence wins (serde_json and most JavaScript take the last, some the first), so a reviewer
 //! and an agent can read different descriptions from the same file.
 
+use rayon::prelude::*;
+
 use super::{Check, Context, Draft};
 use crate::finding::{Location, Target};
 use crate::input::Server;
 use crate::json::{Node, Pointer, Value};
+use crate::source::SourceId;
 
 pub struct DuplicateJsonKey;
 
@@ -15,32 +18,32 @@ impl Check for DuplicateJsonKey {
     }
 
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        let mut seen = std::collections::BTreeSet::new();
-        for server in &cx.inputs.servers {
-            // A lockfile holds several servers in one source: walk each file once.
-            if !seen.insert(server.source) {
-                continue;
-            }
-            let Some(root) = cx.inputs.sources.get(server.source).and_then(|s| s.root()) else {
-                continue;
+        // A lockfile holds several servers in one source: walk each file once.
+        let mut sources: Vec<SourceId> = cx.inputs.servers.iter().map(|s| s.source).collect();
+        sources.dedup();
+        out.par_extend(sources.into_par_iter().flat_map_iter(|source| {
+            let mut drafts = Vec::new();
+            let Some(root) = cx.inputs.sources.get(source).and_then(|s| s.root()) else {
+                return drafts;
             };
-            walk(root, Pointer::root(), &mut |pointer, key, count| {
-                let at = pointer.key(key);
+            walk(root, &mut Vec::new(), &mut |path, key, count| {
+                let at = pointer(path).key(key);
                 let mut draft = Draft::new(
                     "duplicate-json-key",
-                    Location::new(server.source, at.clone()).key(),
+                    Location::new(source, at.clone()).key(),
                     format!(
                         "key `{key}` appears {count} times in one object; parsers disagree on which value wins (this is the last, the one serde_json and JavaScript use)"
                     ),
                 );
                 for n in 0..count - 1 {
-                    let mut earlier = Location::new(server.source, at.clone());
+                    let mut earlier = Location::new(source, at.clone());
                     earlier.target = Target::KeyOccurrence(n);
                     draft = draft.related(earlier);
                 }
-                out.push(attribute(cx, draft, &at));
+                drafts.push(attribute(cx, draft, &at));
             });
-        }
+            drafts
+        }));
     }
 }
 
@@ -70,19 +73,43 @@ fn attribute(cx: &Context<'_>, mut draft: Draft, at: &Pointer) -> Draft {
     }
 }
 
-fn walk(node: &Node, at: Pointer, report: &mut impl FnMut(&Pointer, &str, usize)) {
+/// One step of the path from the root to the node being walked.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+fn pointer(path: &[Step<'_>]) -> Pointer {
+    path.iter().fold(Pointer::root(), |at, step| match step {
+        Step::Key(key) => at.key(key),
+        Step::Index(i) => at.index(*i),
+    })
+}
+
+/// Every object with a repeated key, depth first. The path is kept as borrowed steps and only
+/// turned into a pointer for a report: building a pointer per node was most of the walk.
+fn walk<'a>(
+    node: &'a Node,
+    path: &mut Vec<Step<'a>>,
+    report: &mut impl FnMut(&[Step<'a>], &str, usize),
+) {
     match &node.value {
         Value::Object(object) => {
             for (key, occurrences) in object.duplicate_keys() {
-                report(&at, key, occurrences.len());
+                report(path, key, occurrences.len());
             }
             for member in object.iter_unique() {
-                walk(&member.value, at.key(&member.key), report);
+                path.push(Step::Key(&member.key));
+                walk(&member.value, path, report);
+                path.pop();
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(item, at.index(i), report);
+                path.push(Step::Index(i));
+                walk(item, path, report);
+                path.pop();
             }
         }
         _ => {}
