@@ -34,12 +34,9 @@ impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        // Vectorised: a pretty-printed file has a line every 30 bytes or so, and nearly every
+        // file of a large scan has a finding.
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { line_starts }
     }
 
