@@ -22,7 +22,7 @@ use clap::Parser;
 use mcp_scan::approve::{Approval, approve};
 use mcp_scan::fingerprint::FingerprintOptions;
 use mcp_scan::scan::load_inputs;
-use mcp_scan::state::server_states;
+use mcp_scan::state::{fingerprint_all, server_states};
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -619,7 +619,8 @@ fn run(args: &Args) -> Result<(), String> {
             .join("\n")
     })?;
     let options = FingerprintOptions::default();
-    let states = server_states(&inputs, &options);
+    let fingerprints = fingerprint_all(&inputs, &options);
+    let states = server_states(&inputs, &fingerprints);
     let approval = Approval {
         who: "bench@example.com",
         now: CAPTURED_AT,

@@ -8,20 +8,19 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::byte_size::ByteSize;
-use crate::checks::{self, Context, Draft, LockInUse};
+use crate::checks::{self, Baseline, Context, Draft, LockInUse};
 use crate::config::{Config, DriftAction, FailOn, Posture};
 use crate::drift_event;
 use crate::error::Error;
 use crate::finding::{Category, Finding, Location, Severity};
-use crate::fingerprint::FingerprintOptions;
-use crate::input::{self, Inputs, LoadOptions, Skipped};
+use crate::input::{self, Inputs, LoadOptions, Server, Skipped, ToolRef};
 use crate::json::{Limits, Pointer};
 use crate::locate::locate;
 use crate::lock::Lock;
 use crate::prompts;
 use crate::rules::Catalogue;
 use crate::source::{SourceFile, Sources};
-use crate::state::{ServerState, server_states};
+use crate::state::{Fingerprints, ServerState, fingerprint_all, server_states};
 
 /// Builtin rules the engine itself reports (not a check): they are about the run's config.
 pub const ENGINE_RULES: &[&str] = &["unused-ignore"];
@@ -130,8 +129,9 @@ pub fn load_inputs(
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
-    // The lock is the largest file: read it while the inputs load.
-    let (lock, inputs) = rayon::join(
+    // The lock is the largest file: read it while the inputs load and go through every check
+    // that needs no lock.
+    let (lock, checked) = rayon::join(
         || {
             load_lock(
                 &options.lock_path,
@@ -140,22 +140,68 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
             )
         },
         || {
-            load_inputs(
+            let inputs = load_inputs(
                 &options.paths,
                 std::slice::from_ref(&options.lock_path),
                 true,
                 options.config.limits.max_file_size(),
-            )
+            )?;
+            let (fingerprints, drafts) = check_inputs(&inputs, options, catalogue);
+            Ok::<_, Vec<Error>>((inputs, fingerprints, drafts))
         },
     );
     let lock = lock.map_err(|e| vec![e])?;
-    scan_loaded(inputs?, lock, options, catalogue)
+    let (inputs, fingerprints, drafts) = checked?;
+    scan_checked(inputs, fingerprints, drafts, lock, options, catalogue)
 }
 
 /// The engine over inputs already loaded (from files, or from memory: `check --stdin` and
 /// [`crate::embed`]); `options.paths` and `options.lock_path` are not read.
 pub fn scan_loaded(
+    inputs: Inputs,
+    lock: Option<(Lock, SourceFile)>,
+    options: &ScanOptions,
+    catalogue: &Catalogue,
+) -> Result<Report, Vec<Error>> {
+    let (fingerprints, drafts) = check_inputs(&inputs, options, catalogue);
+    scan_checked(inputs, fingerprints, drafts, lock, options, catalogue)
+}
+
+/// Fingerprints the inputs under the config's options, then runs every check of the inputs
+/// alone over them.
+fn check_inputs(
+    inputs: &Inputs,
+    options: &ScanOptions,
+    catalogue: &Catalogue,
+) -> (Fingerprints, Vec<Draft>) {
+    let fingerprints = fingerprint_all(inputs, &options.config.fingerprint_options());
+    let drafts = {
+        let states = server_states(inputs, &fingerprints);
+        checks::run_of_inputs(&context(inputs, &states, options, catalogue))
+    };
+    (fingerprints, drafts)
+}
+
+fn context<'a>(
+    inputs: &'a Inputs,
+    states: &'a [ServerState<'a>],
+    options: &'a ScanOptions,
+    catalogue: &'a Catalogue,
+) -> Context<'a> {
+    Context {
+        inputs,
+        states,
+        posture: options.posture,
+        catalogue,
+        config: &options.config,
+    }
+}
+
+/// The rest of the engine, once the checks of the inputs alone have given `drafts`.
+fn scan_checked(
     mut inputs: Inputs,
+    fingerprints: Fingerprints,
+    mut drafts: Vec<Draft>,
     lock: Option<(Lock, SourceFile)>,
     options: &ScanOptions,
     catalogue: &Catalogue,
@@ -167,27 +213,32 @@ pub fn scan_loaded(
     });
     // Compare with the options the lock was written with, so a changed config setting is not
     // mistaken for drift (the next `mcp-scan lock` rewrites the digests).
-    let fingerprint = match &lock {
-        Some(l) => l.lock.fingerprint.clone(),
-        None => options.config.fingerprint_options(),
-    };
+    let lock_fingerprints = lock
+        .as_ref()
+        .map(|l| &l.lock.fingerprint)
+        .filter(|&o| *o != fingerprints.options)
+        .map(|o| fingerprint_all(&inputs, o));
+    let compared_fingerprints = lock_fingerprints.as_ref().unwrap_or(&fingerprints);
     inputs.prompts = prompts::load(
         &options.config.prompts,
-        fingerprint.algorithm,
+        compared_fingerprints.options.algorithm,
         &mut inputs.sources,
     )
     .map_err(|e| vec![e])?;
-    let states = server_states(&inputs, &fingerprint);
-    let cx = Context {
-        inputs: &inputs,
-        states: &states,
+    let states = server_states(&inputs, &fingerprints);
+    let lock_states = lock_fingerprints
+        .as_ref()
+        .map(|f| server_states(&inputs, f));
+    let compared = lock_states.as_deref().unwrap_or(&states);
+    let baseline = Baseline {
+        states: compared,
         lock: lock.as_ref(),
-        options: &fingerprint,
-        posture: options.posture,
-        catalogue,
-        config: &options.config,
+        options: &compared_fingerprints.options,
     };
-    let drafts = checks::run_all(&cx);
+    drafts.extend(checks::run_against_baseline(
+        &context(&inputs, &states, options, catalogue),
+        &baseline,
+    ));
     let summary = Summary {
         files: input_files,
         servers: inputs.servers.len(),
@@ -199,18 +250,19 @@ pub fn scan_loaded(
     let mut ignore_used = vec![false; options.config.ignore.len()];
     let mut findings = finalize_all(
         drafts,
-        &states,
+        &inputs,
         &options.config,
         catalogue,
         &mut ignore_used,
     );
     drift_event::attach(
         &mut findings,
-        &states,
+        compared,
         lock.as_ref().map(|l| &l.lock),
-        &fingerprint,
+        &compared_fingerprints.options,
         |f| f.suppressed.is_none() && summary.fails(f),
     );
+    drop(lock_states);
     drop(states);
     let mut sources = inputs.sources;
     if let Some(config_path) = &options.config.path {
@@ -239,7 +291,7 @@ pub fn scan_loaded(
                         scope.join(", ")
                     ),
                 );
-                findings.extend(finalize(draft, None, &options.config, catalogue, &mut []));
+                findings.extend(finalize(draft, None, &options.config, catalogue));
             }
         }
     }
@@ -254,26 +306,19 @@ pub fn scan_loaded(
 /// PR review (`diff --base`): the content checks alone over `inputs`, the definitions a lock
 /// change approves, with the config's rule settings and ignores. No drift (the lock under review
 /// is the baseline) and no unused-ignore (an ignore may be meant for findings `check` reports).
-pub fn screen(
-    inputs: Inputs,
-    fingerprint: &FingerprintOptions,
-    config: &Config,
-    fail_on: FailOn,
-    catalogue: &Catalogue,
-) -> Report {
-    let states = server_states(&inputs, fingerprint);
+pub fn screen(inputs: Inputs, config: &Config, fail_on: FailOn, catalogue: &Catalogue) -> Report {
+    let fingerprints = fingerprint_all(&inputs, &config.fingerprint_options());
+    let states = server_states(&inputs, &fingerprints);
     let cx = Context {
         inputs: &inputs,
         states: &states,
-        lock: None,
-        options: fingerprint,
         posture: config.posture,
         catalogue,
         config,
     };
     let drafts = checks::run_content(&cx);
-    let mut findings = finalize_all(drafts, &states, config, catalogue, &mut []);
     drop(states);
+    let mut findings = finalize_all(drafts, &inputs, config, catalogue, &mut []);
     let summary = Summary {
         files: inputs.sources.len(),
         servers: inputs.servers.len(),
@@ -290,31 +335,48 @@ pub fn screen(
     }
 }
 
-/// Every draft through [`finalize`], fingerprinted relative to its tool's pointer.
+/// Every draft through [`finalize`] (in parallel), fingerprinted relative to its tool's
+/// pointer; marks in `ignore_used` each ignore that matched a finding.
 fn finalize_all(
     drafts: Vec<Draft>,
-    states: &[ServerState<'_>],
+    inputs: &Inputs,
     config: &Config,
     catalogue: &Catalogue,
     ignore_used: &mut [bool],
 ) -> Vec<Finding> {
-    // Indexed once: a linear search per draft is servers × findings on a large scan.
-    let by_name: HashMap<&str, &ServerState<'_>> =
-        states.iter().map(|s| (s.server.name.as_str(), s)).collect();
-    let tool_pointer = |server: &str, tool: &str| -> Option<Pointer> {
-        let state = by_name.get(server)?;
-        state.tools.get(tool).map(|t| t.tool.pointer.clone())
-    };
-    drafts
+    // Indexed once: a linear search per draft is servers × findings on a large scan. When a
+    // server lists a name twice, the last listing is the one checked.
+    let tools: HashMap<(&str, &str), (&Server, &ToolRef)> = inputs
+        .all_tools()
         .into_iter()
+        .map(|(server, tool)| ((server.name.as_str(), tool.name.as_str()), (server, tool)))
+        .collect();
+    let findings: Vec<Finding> = drafts
+        .into_par_iter()
         .filter_map(|draft| {
             let anchor = match (&draft.server, &draft.tool) {
-                (Some(s), Some(t)) => tool_pointer(s, t),
+                (Some(s), Some(t)) => tools
+                    .get(&(s.as_str(), t.as_str()))
+                    .filter(|(server, tool)| inputs.tool_object(server, tool).is_some())
+                    .map(|(_, tool)| &tool.pointer),
                 _ => None,
             };
-            finalize(draft, anchor.as_ref(), config, catalogue, ignore_used)
+            finalize(draft, anchor, config, catalogue)
         })
-        .collect()
+        .collect();
+    mark_used_ignores(&findings, config, ignore_used);
+    findings
+}
+
+/// Marks each ignore that matches one of `findings` (whether or not an earlier ignore
+/// suppressed it first).
+fn mark_used_ignores(findings: &[Finding], config: &Config, ignore_used: &mut [bool]) {
+    for (ignore, used) in config.ignore.iter().zip(ignore_used) {
+        *used = *used
+            || findings
+                .iter()
+                .any(|f| ignore.matches(&f.rule, f.server.as_deref(), f.tool.as_deref()));
+    }
 }
 
 /// Resolves every location to a span, then orders findings by file and position.
@@ -349,7 +411,6 @@ fn finalize(
     tool_pointer: Option<&Pointer>,
     config: &Config,
     catalogue: &Catalogue,
-    ignore_used: &mut [bool],
 ) -> Option<Finding> {
     if !config.rule_enabled(&draft.rule) {
         return None;
@@ -360,11 +421,8 @@ fn finalize(
         .or(draft.severity)
         .unwrap_or(rule.severity);
     let mut suppressed = None;
-    for (i, ignore) in config.ignore.iter().enumerate() {
+    for ignore in &config.ignore {
         if ignore.matches(&draft.rule, draft.server.as_deref(), draft.tool.as_deref()) {
-            if let Some(used) = ignore_used.get_mut(i) {
-                *used = true;
-            }
             suppressed.get_or_insert_with(|| ignore.reason.clone());
         }
     }

@@ -23,18 +23,44 @@ pub struct ServerState<'a> {
 pub struct ToolState<'a> {
     pub tool: &'a ToolRef,
     pub object: &'a Object,
-    pub digest: ToolDigest,
+    pub digest: &'a ToolDigest,
+}
+
+/// Every tool's digests under one set of options, in [`Inputs::all_tools`] order. Owned (the
+/// states borrow them), so that `check` can fingerprint the inputs while the lockfile loads and
+/// build the states once it has.
+pub struct Fingerprints {
+    pub options: FingerprintOptions,
+    /// `None` for a tool whose pointer does not lead to an object.
+    digests: Vec<Option<ToolDigest>>,
 }
 
 /// Fingerprints every tool of every server, in parallel over tools.
-pub fn server_states<'a>(inputs: &'a Inputs, options: &FingerprintOptions) -> Vec<ServerState<'a>> {
-    let flat = inputs.all_tools();
-    let digests: Vec<Option<(&Object, ToolDigest)>> = flat
+pub fn fingerprint_all(inputs: &Inputs, options: &FingerprintOptions) -> Fingerprints {
+    let digests = inputs
+        .all_tools()
         .par_iter()
         .map(|(server, tool)| {
             let object = inputs.tool_object(server, tool)?;
-            Some((object, fingerprint::tool_digest(object, options)))
+            Some(fingerprint::tool_digest(object, options))
         })
+        .collect();
+    Fingerprints {
+        options: options.clone(),
+        digests,
+    }
+}
+
+/// The state of every server: its tools by name, with their `fingerprints` (of these
+/// `inputs`), and the server's digest.
+pub fn server_states<'a>(
+    inputs: &'a Inputs,
+    fingerprints: &'a Fingerprints,
+) -> Vec<ServerState<'a>> {
+    let flat = inputs.all_tools();
+    let objects: Vec<Option<&Object>> = flat
+        .par_iter()
+        .map(|(server, tool)| inputs.tool_object(server, tool))
         .collect();
     let mut states: Vec<ServerState<'a>> = inputs
         .servers
@@ -46,14 +72,18 @@ pub fn server_states<'a>(inputs: &'a Inputs, options: &FingerprintOptions) -> Ve
         })
         .collect();
     let mut state_index = 0;
-    for ((server, tool), digest) in flat.into_iter().zip(digests) {
+    for (((server, tool), object), digest) in
+        flat.into_iter().zip(objects).zip(&fingerprints.digests)
+    {
         while states
             .get(state_index)
             .is_some_and(|s| !std::ptr::eq(s.server, server))
         {
             state_index += 1;
         }
-        if let (Some(state), Some((object, digest))) = (states.get_mut(state_index), digest) {
+        if let (Some(state), Some(object), Some(digest)) =
+            (states.get_mut(state_index), object, digest)
+        {
             state.tools.insert(
                 tool.name.as_str(),
                 ToolState {
@@ -66,7 +96,7 @@ pub fn server_states<'a>(inputs: &'a Inputs, options: &FingerprintOptions) -> Ve
     }
     for state in &mut states {
         state.digest = fingerprint::server_digest(
-            options.algorithm,
+            fingerprints.options.algorithm,
             state
                 .tools
                 .iter()

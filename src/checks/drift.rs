@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Check, Context, Draft};
+use super::{Baseline, BaselineCheck, Context, Draft};
 use crate::config::Posture;
 use crate::finding::{Change, Location, Severity};
 use crate::input::Server;
@@ -14,7 +14,7 @@ use crate::state::{ServerDelta, ServerState, ToolDelta, ToolState, compare};
 
 pub struct Drift;
 
-impl Check for Drift {
+impl BaselineCheck for Drift {
     fn rules(&self) -> &'static [&'static str] {
         &[
             "tool-changed",
@@ -26,15 +26,15 @@ impl Check for Drift {
         ]
     }
 
-    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        let locked_servers = cx.lock.map(|l| &l.lock.servers);
+    fn run(&self, cx: &Context<'_>, base: &Baseline<'_>, out: &mut Vec<Draft>) {
+        let locked_servers = base.lock.map(|l| &l.lock.servers);
         // Trust on first use: new servers and tools are informational until someone asks for
         // every one of them to be approved (the strict posture, or `auto_approve_new: false`).
         let trust_new = cx.posture != Posture::Strict && cx.config.auto_approve_new(cx.posture);
-        for state in cx.states {
+        for state in base.states {
             let server = state.server;
             let locked = locked_servers.and_then(|s| s.get(&server.name));
-            if let (Some(locked), Some(lock)) = (locked, cx.lock)
+            if let (Some(locked), Some(lock)) = (locked, base.lock)
                 && locked.status == Status::Quarantined
             {
                 out.push(
@@ -50,7 +50,7 @@ impl Check for Drift {
                     .related(Location::new(lock.source, Lock::server_pointer(&server.name)).key()),
                 );
             }
-            match compare(state, locked, cx.options) {
+            match compare(state, locked, base.options) {
                 ServerDelta::Same => {}
                 ServerDelta::Unbaselined => {
                     let mut draft = Draft::new(
@@ -69,7 +69,7 @@ impl Check for Drift {
                     out.push(draft);
                 }
                 ServerDelta::Changed(deltas) => {
-                    if let (Some(locked), Some(lock)) = (locked, cx.lock) {
+                    if let (Some(locked), Some(lock)) = (locked, base.lock) {
                         for delta in &deltas {
                             tool_delta(state, locked, lock.source, delta, trust_new, out);
                         }
@@ -77,9 +77,9 @@ impl Check for Drift {
                 }
             }
         }
-        if let Some(lock) = cx.lock {
+        if let Some(lock) = base.lock {
             let scanned: BTreeSet<&str> =
-                cx.states.iter().map(|s| s.server.name.as_str()).collect();
+                base.states.iter().map(|s| s.server.name.as_str()).collect();
             for name in lock
                 .lock
                 .servers

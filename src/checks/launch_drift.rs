@@ -2,7 +2,7 @@
 //! changed command, argument, package version, URL or env reference is reported like a changed
 //! tool, since the approved tools came from the approved launch.
 
-use super::{Check, Context, Draft};
+use super::{Baseline, BaselineCheck, Context, Draft};
 use crate::clients::launch::{first_definitions, locked};
 use crate::config::Posture;
 use crate::finding::{Location, Severity};
@@ -10,14 +10,14 @@ use crate::lock::Lock;
 
 pub struct LaunchDrift;
 
-impl Check for LaunchDrift {
+impl BaselineCheck for LaunchDrift {
     fn rules(&self) -> &'static [&'static str] {
         &["launch-changed", "launch-unpinned"]
     }
 
-    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
+    fn run(&self, cx: &Context<'_>, base: &Baseline<'_>, out: &mut Vec<Draft>) {
         // Without a lock nothing is approved yet; `server-unbaselined` already says so.
-        let Some(lock) = cx.lock else {
+        let Some(lock) = base.lock else {
             return;
         };
         for (name, (input, server)) in first_definitions(&cx.inputs.configs) {

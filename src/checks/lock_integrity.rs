@@ -2,20 +2,20 @@
 
 use rayon::prelude::*;
 
-use super::{Check, Context, Draft};
+use super::{Baseline, BaselineCheck, Context, Draft};
 use crate::finding::Location;
 use crate::fingerprint::server_digest;
 use crate::lock::{Integrity, Lock};
 
 pub struct LockIntegrity;
 
-impl Check for LockIntegrity {
+impl BaselineCheck for LockIntegrity {
     fn rules(&self) -> &'static [&'static str] {
         &["lock-integrity"]
     }
 
-    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        let Some(lock) = cx.lock else {
+    fn run(&self, _cx: &Context<'_>, base: &Baseline<'_>, out: &mut Vec<Draft>) {
+        let Some(lock) = base.lock else {
             return;
         };
         let options = &lock.lock.fingerprint;

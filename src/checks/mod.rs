@@ -38,40 +38,65 @@ pub struct LockInUse {
     pub source: SourceId,
 }
 
+/// What every check reads: the inputs, their fingerprints under the config's options, and the
+/// rules in force.
 pub struct Context<'a> {
     pub inputs: &'a Inputs,
     pub states: &'a [ServerState<'a>],
-    pub lock: Option<&'a LockInUse>,
-    /// The options the states were fingerprinted with (the lock's own, when there is a lock).
-    pub options: &'a FingerprintOptions,
     pub posture: Posture,
     /// The rules in force, including the user's pattern rules.
     pub catalogue: &'a Catalogue,
     pub config: &'a Config,
 }
 
+/// What the checks against the approved baseline read besides: the lockfile, and the
+/// fingerprints compared with it.
+pub struct Baseline<'a> {
+    /// Fingerprinted with the lock's own options, so a changed config setting is not mistaken
+    /// for drift: the same states as the context's unless the two differ.
+    pub states: &'a [ServerState<'a>],
+    pub lock: Option<&'a LockInUse>,
+    /// The options the states were fingerprinted with.
+    pub options: &'a FingerprintOptions,
+}
+
+/// A check of the inputs alone. These run while the lockfile loads: it is the largest file.
 pub trait Check: Sync {
     /// Every rule id this check may report; each must have a `kind: builtin` file in `rules/`.
     fn rules(&self) -> &'static [&'static str];
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>);
 }
 
-/// Every builtin check: these and the `content` checks. Explicit, so a reader sees the list.
-pub fn builtin() -> Vec<Box<dyn Check>> {
+/// A check against the approved baseline.
+pub trait BaselineCheck: Sync {
+    /// As [`Check::rules`].
+    fn rules(&self) -> &'static [&'static str];
+    fn run(&self, cx: &Context<'_>, baseline: &Baseline<'_>, out: &mut Vec<Draft>);
+}
+
+/// Every builtin check of the inputs alone: these and the `content` checks. Explicit, so a
+/// reader sees the list.
+pub fn of_inputs() -> Vec<Box<dyn Check>> {
     let mut checks: Vec<Box<dyn Check>> = vec![
-        Box::new(drift::Drift),
         Box::new(duplicate_tool::DuplicateToolName),
-        Box::new(lock_integrity::LockIntegrity),
         Box::new(config_hazards::ConfigHazards),
         Box::new(config_conflict::ConfigConflict),
-        Box::new(prompt_drift::PromptDrift),
-        Box::new(launch_drift::LaunchDrift),
         Box::new(duplicate_key::DuplicateJsonKey),
         Box::new(tool_name::InvalidToolName),
         Box::new(shadowing::Shadowing),
     ];
     checks.extend(content());
     checks
+}
+
+/// Every builtin check against the baseline.
+pub fn against_baseline() -> Vec<Box<dyn BaselineCheck>> {
+    vec![
+        Box::new(drift::Drift),
+        Box::new(lock_integrity::LockIntegrity),
+        Box::new(prompt_drift::PromptDrift),
+        Box::new(launch_drift::LaunchDrift),
+    ]
 }
 
 /// The checks that judge each tool definition on its own text (no lock, no other tool), with
@@ -84,9 +109,9 @@ fn content() -> Vec<Box<dyn Check>> {
     ]
 }
 
-/// Runs every builtin check and the pattern rules, in parallel.
-pub fn run_all(cx: &Context<'_>) -> Vec<Draft> {
-    run(&builtin(), cx)
+/// Runs every check of the inputs alone and the pattern rules, in parallel.
+pub fn run_of_inputs(cx: &Context<'_>) -> Vec<Draft> {
+    run(&of_inputs(), cx)
 }
 
 /// Runs the content checks and the pattern rules, in parallel.
@@ -95,17 +120,35 @@ pub fn run_content(cx: &Context<'_>) -> Vec<Draft> {
 }
 
 fn run(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
-    let mut drafts: Vec<Draft> = checks
+    let (mut drafts, patterns) = rayon::join(
+        || {
+            checks
+                .par_iter()
+                .flat_map_iter(|check| {
+                    let mut out = Vec::new();
+                    check.run(cx, &mut out);
+                    debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule.as_ref())));
+                    out
+                })
+                .collect::<Vec<Draft>>()
+        },
+        || pattern::run(cx),
+    );
+    drafts.extend(patterns);
+    drafts
+}
+
+/// Runs every check against the baseline, in parallel.
+pub fn run_against_baseline(cx: &Context<'_>, baseline: &Baseline<'_>) -> Vec<Draft> {
+    against_baseline()
         .par_iter()
         .flat_map_iter(|check| {
             let mut out = Vec::new();
-            check.run(cx, &mut out);
+            check.run(cx, baseline, &mut out);
             debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule.as_ref())));
             out
         })
-        .collect();
-    drafts.extend(pattern::run(cx));
-    drafts
+        .collect()
 }
 
 /// A finding before the engine has stamped it with rule metadata and config.
@@ -178,7 +221,7 @@ impl Draft {
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::builtin;
+    use super::{against_baseline, of_inputs};
     use crate::rules::{Catalogue, Kind};
 
     /// zizmor keeps registrations and docs in sync by hand; here a test does it, both ways.
@@ -186,8 +229,13 @@ mod tests {
     fn every_builtin_rule_has_exactly_one_check() {
         let catalogue = Catalogue::builtin().unwrap();
         let mut declared = BTreeSet::new();
-        for check in builtin() {
-            for id in check.rules() {
+        let rules = of_inputs()
+            .iter()
+            .map(|c| c.rules())
+            .chain(against_baseline().iter().map(|c| c.rules()))
+            .collect::<Vec<_>>();
+        for ids in rules {
+            for id in ids {
                 assert!(
                     declared.insert(*id),
                     "rule `{id}` is declared by two checks"

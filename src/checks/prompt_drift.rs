@@ -1,6 +1,6 @@
 //! Drift of pinned prompt files: changed since `mcp-scan lock`, never pinned, or gone.
 
-use super::{Check, Context, Draft};
+use super::{Baseline, BaselineCheck, Context, Draft};
 use crate::config::Posture;
 use crate::finding::{Location, Severity};
 use crate::json::Pointer;
@@ -8,13 +8,13 @@ use crate::lock::Lock;
 
 pub struct PromptDrift;
 
-impl Check for PromptDrift {
+impl BaselineCheck for PromptDrift {
     fn rules(&self) -> &'static [&'static str] {
         &["prompt-changed", "prompt-unpinned", "prompt-missing"]
     }
 
-    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        let pinned = cx.lock.map(|l| (&l.lock.prompts, l.source));
+    fn run(&self, cx: &Context<'_>, base: &Baseline<'_>, out: &mut Vec<Draft>) {
+        let pinned = base.lock.map(|l| (&l.lock.prompts, l.source));
         for prompt in &cx.inputs.prompts {
             let here = Location::new(prompt.source, Pointer::root());
             match pinned.and_then(|(p, source)| p.get(&prompt.path).map(|d| (d, source))) {

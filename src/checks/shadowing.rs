@@ -144,7 +144,7 @@ impl Check for Shadowing {
                     }),
             );
         }
-        cross_references(cx, &exact, out);
+        cross_references(cx.states, &exact, out);
     }
 }
 
@@ -171,17 +171,17 @@ fn list(items: &[&str]) -> String {
 
 /// A description sentence that names another server's tool (or another server) and gives an
 /// order: "instead of `send_email`, always use …".
-fn cross_references(cx: &Context<'_>, exact: &HashMap<&str, Vec<Entry<'_>>>, out: &mut Vec<Draft>) {
+fn cross_references(
+    states: &[ServerState<'_>],
+    exact: &HashMap<&str, Vec<Entry<'_>>>,
+    out: &mut Vec<Draft>,
+) {
     let Ok(cue) = Regex::new(INSTRUCTION_CUES) else {
         return;
     };
-    let servers: HashMap<&str, &ServerState<'_>> = cx
-        .states
-        .iter()
-        .map(|s| (s.server.name.as_str(), s))
-        .collect();
-    let tools: Vec<(&ServerState<'_>, &ToolState<'_>)> = cx
-        .states
+    let servers: HashMap<&str, &ServerState<'_>> =
+        states.iter().map(|s| (s.server.name.as_str(), s)).collect();
+    let tools: Vec<(&ServerState<'_>, &ToolState<'_>)> = states
         .iter()
         .flat_map(|state| state.tools.values().map(move |tool| (state, tool)))
         .collect();

@@ -21,7 +21,7 @@ use crate::render::word_diff::word_diff;
 use crate::scan::{Report, load_inputs, load_lock, screen};
 use crate::schema_diff::widenings;
 use crate::source::{SourceFile, display_path};
-use crate::state::{ServerDelta, ToolDelta, compare, server_states};
+use crate::state::{ServerDelta, ToolDelta, compare, fingerprint_all, server_states};
 
 pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
     if let Some(base) = &args.base {
@@ -41,7 +41,8 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
         || env.config.fingerprint_options(),
         |l| l.fingerprint.clone(),
     );
-    let states = server_states(&inputs, &options);
+    let fingerprints = fingerprint_all(&inputs, &options);
+    let states = server_states(&inputs, &fingerprints);
     let paint = env.paint;
     let mut out = String::new();
     let mut changes = 0;
@@ -271,13 +272,7 @@ fn screen_approved(
             .retain(|tool| approved.contains(&(server.name.as_str(), tool.name.as_str())));
     }
     inputs.servers.retain(|server| !server.tools.is_empty());
-    screen(
-        inputs,
-        &head.fingerprint,
-        &env.config,
-        fail_on,
-        &env.catalogue,
-    )
+    screen(inputs, &env.config, fail_on, &env.catalogue)
 }
 
 /// A newly approved tool, with its description (invisible characters shown) so the reviewer
