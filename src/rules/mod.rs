@@ -11,6 +11,7 @@ mod literal_gate;
 pub mod pattern;
 mod piece_sets;
 mod prefilter;
+mod required_bytes;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -3,6 +3,9 @@
 //! ([`super::prefilter`]) in one lazy DFA set for ASCII text and one for any text
 //! ([`super::dfa_set`]). A pattern is a candidate when all its pieces match.
 //!
+//! Before either runs, each pattern's required bytes ([`super::required_bytes`]) are counted:
+//! the sets run only when some pattern has them all, and only such patterns are candidates.
+//!
 //! The ASCII set compiles at once (it needs no Unicode tables, and most text is ASCII); the
 //! Unicode set compiles on a thread of its own from the start, and the first string with a
 //! non-ASCII character waits for it.
@@ -10,6 +13,7 @@
 use super::background::Background;
 use super::dfa_set::{DfaSet, Text};
 use super::prefilter;
+use super::required_bytes::{has_required, required_bytes};
 
 /// The combined set of every piece.
 const SET_SIZE_LIMIT: usize = 256 << 20;
@@ -21,6 +25,8 @@ pub struct PieceSets {
     piece_counts: Vec<usize>,
     /// The pattern behind each piece.
     piece_owners: Vec<usize>,
+    /// The bytes each pattern needs (none for a pattern the gate decides).
+    required: Vec<Vec<(u8, usize)>>,
     /// For ASCII text. A piece that needs Unicode is an empty (always matching) piece here, so
     /// its rule's own regex decides.
     ascii: DfaSet,
@@ -50,6 +56,10 @@ impl PieceSets {
             piece_owners.extend(std::iter::repeat_n(i, pieces.len()));
             ascii_pieces.extend(pieces);
         }
+        let required = patterns
+            .iter()
+            .map(|p| p.as_deref().map(required_bytes).unwrap_or_default())
+            .collect();
         let unicode = {
             let patterns = patterns.clone();
             Background::spawn("unicode-rules", move || build_unicode_set(&patterns))
@@ -69,6 +79,7 @@ impl PieceSets {
         Ok(Some(PieceSets {
             piece_counts,
             piece_owners,
+            required,
             ascii,
             unicode,
             patterns,
@@ -81,14 +92,28 @@ impl PieceSets {
             .as_ref()
     }
 
-    /// The patterns whose pieces all match somewhere in `text`, ascending.
+    /// The patterns whose required bytes are all in `text` and whose pieces all match
+    /// somewhere in it, ascending.
     pub fn candidates(&self, text: &str) -> Vec<usize> {
+        let possible: Vec<bool> = self
+            .piece_counts
+            .iter()
+            .zip(&self.required)
+            .map(|(&pieces, required)| pieces > 0 && has_required(text.as_bytes(), required))
+            .collect();
+        if !possible.contains(&true) {
+            return Vec::new();
+        }
         let hits = if text.is_ascii() {
             self.ascii.matches(text.as_bytes())
         } else {
             match self.unicode() {
                 Some(set) => set.matches(text.as_bytes()),
-                None => return (0..self.piece_counts.len()).collect(),
+                None => {
+                    return (0..self.piece_counts.len())
+                        .filter(|&p| possible.get(p) == Some(&true))
+                        .collect();
+                }
             }
         };
         if hits.is_empty() {
@@ -108,6 +133,7 @@ impl PieceSets {
             .enumerate()
             .filter(|(_, (matched, needed))| **needed > 0 && matched == needed)
             .map(|(pattern, _)| pattern)
+            .filter(|&pattern| possible.get(pattern) == Some(&true))
             .collect()
     }
 }
