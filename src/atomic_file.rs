@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to a temporary file in `path`'s directory, syncs it, then renames it over
-/// `path`. Returns whether the file changed: identical content is left untouched, so its
-/// modification time does not move.
-pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+/// Writes `pieces`, one after the other, to a temporary file in `path`'s directory, syncs
+/// it, then renames it over `path`. Returns whether the file changed: identical content is
+/// left untouched, so its modification time does not move.
+pub fn write(path: &Path, pieces: &[impl AsRef<[u8]>]) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| same_bytes(pieces, &old)) {
         return Ok(false);
     }
     let dir = match path.parent() {
@@ -17,8 +17,26 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".mcp-scan.")
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    // Most pieces are a few kilobytes: buffered, they go out in few system calls.
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+    for piece in pieces {
+        out.write_all(piece.as_ref())?;
+    }
+    out.flush()?;
+    drop(out);
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(true)
+}
+
+/// Whether `pieces`, one after the other, are exactly `bytes`.
+pub fn same_bytes(pieces: &[impl AsRef<[u8]>], bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    for piece in pieces {
+        match rest.strip_prefix(piece.as_ref()) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::approve::{Approval, Selection, approve};
 use crate::approver::approver;
+use crate::atomic_file::same_bytes;
 use crate::byte_size::ByteSize;
 use crate::cli::{Env, LockArgs};
 use crate::clients::launch;
@@ -68,9 +69,10 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     };
     // Rendered once: for a large lock, rendering is a real cost. The old lock usually is the
     // file's bytes exactly; only a file formatted some other way is rendered to compare.
-    let new_text = new.render();
-    let unchanged = old_file.is_some_and(|file| *file.text == new_text)
-        || old.as_ref().is_some_and(|old| old.render() == new_text);
+    let new_pieces = new.render_pieces();
+    let same = |text: &str| same_bytes(&new_pieces, text.as_bytes());
+    let same_file = old_file.is_some_and(|file| same(&file.text));
+    let unchanged = same_file || old.as_ref().is_some_and(|old| same(&old.render()));
     let up_to_date = base.is_some() && unchanged;
     if args.check {
         if up_to_date {
@@ -94,7 +96,8 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     {
         eprintln!("backed up the previous lock to {}", display_path(&backup));
     }
-    let written = Lock::write_rendered(&lock_path, &new_text).map_err(|e| vec![e])?;
+    // The directory lock is held: the file is still the one read above.
+    let written = !same_file && Lock::write_pieces(&lock_path, &new_pieces).map_err(|e| vec![e])?;
     let contents = format!(
         "{}, {}",
         count(new.servers.len(), "server"),

@@ -279,44 +279,96 @@ pub fn to_pretty_string(node: &Node) -> String {
 }
 
 /// [`to_pretty_string`]'s bytes for a value nested `indent` levels deep: a large document can
-/// be rendered in parts (in parallel) and joined with [`write_pretty_parts`].
+/// be rendered in parts (in parallel) and joined with [`write_pretty_pieces`].
 pub fn write_pretty_at(node: &Node, indent: usize, w: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = write_pretty(node, indent, w);
 }
 
-/// A value rendered in parts: bytes from [`write_pretty_at`] at the value's depth, or an
-/// object of such parts (members in any order).
+/// A value rendered in parts: bytes from [`write_pretty_at`] at the value's depth, pieces from
+/// [`write_pretty_pieces`] at that depth, or an object of such parts (members in any order).
 pub enum Pretty<'k> {
     Rendered(Cow<'k, [u8]>),
+    Pieces(Vec<Cow<'k, [u8]>>),
     Object(Vec<(Cow<'k, str>, Pretty<'k>)>),
 }
 
-impl Pretty<'_> {
-    /// About the length of the joined bytes, to allocate them once.
-    pub fn len_hint(&self) -> usize {
-        match self {
-            Pretty::Rendered(bytes) => bytes.len(),
-            Pretty::Object(members) => members
-                .iter()
-                .map(|(key, value)| key.len() + 16 + value.len_hint())
-                .sum(),
+/// Rendered parts at least this long stay pieces of their own instead of being copied.
+const OWN_PIECE_MIN: usize = 1024;
+
+/// Bytes to write one after the other: large rendered parts as they are, and the brackets,
+/// keys and small parts between them joined.
+#[derive(Default)]
+pub struct Pieces<'k> {
+    pieces: Vec<Cow<'k, [u8]>>,
+    /// What follows the last piece, not yet a piece of its own.
+    glue: Vec<u8>,
+}
+
+impl<'k> Pieces<'k> {
+    fn push(&mut self, piece: Cow<'k, [u8]>) {
+        if !self.glue.is_empty() {
+            self.pieces.push(Cow::Owned(std::mem::take(&mut self.glue)));
         }
+        self.pieces.push(piece);
+    }
+
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        self.glue.extend_from_slice(bytes);
+    }
+
+    pub fn finish(mut self) -> Vec<Cow<'k, [u8]>> {
+        if !self.glue.is_empty() {
+            self.pieces.push(Cow::Owned(self.glue));
+        }
+        self.pieces
     }
 }
 
 /// The bytes [`to_pretty_string`] gives for the whole value `parts` stands for, nested
-/// `indent` levels deep. Each part is dropped once copied, so the parts and the result are not
-/// both whole in memory.
-pub fn write_pretty_parts(parts: Pretty<'_>, indent: usize, w: &mut Vec<u8>) {
+/// `indent` levels deep, as pieces: the large rendered parts (a lock's stored definitions) are
+/// not copied at all.
+pub fn write_pretty_pieces<'k>(parts: Pretty<'k>, indent: usize, out: &mut Pieces<'k>) {
     match parts {
-        Pretty::Rendered(bytes) => w.extend_from_slice(&bytes),
+        Pretty::Rendered(bytes) if bytes.len() >= OWN_PIECE_MIN => out.push(bytes),
+        Pretty::Rendered(bytes) => out.push_bytes(&bytes),
+        Pretty::Pieces(pieces) => {
+            for piece in pieces {
+                write_pretty_pieces(Pretty::Rendered(piece), indent, out);
+            }
+        }
         Pretty::Object(mut members) => {
             members.sort_by(|a, b| compare_keys(&a.0, &b.0));
-            write_pretty_members(members, indent, w, |value, w| {
-                write_pretty_parts(value, indent + 1, w);
+            write_pretty_members(members, indent, out, |value, out| {
+                write_pretty_pieces(value, indent + 1, out);
             });
         }
+    }
+}
+
+/// Pieces joined into one buffer.
+pub fn join_pieces(pieces: &[Cow<'_, [u8]>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    for piece in pieces {
+        out.extend_from_slice(piece);
+    }
+    out
+}
+
+/// Where pretty-printing writes its brackets, commas, indentation and keys.
+trait Glue {
+    fn glue(&mut self) -> &mut Vec<u8>;
+}
+
+impl Glue for Vec<u8> {
+    fn glue(&mut self) -> &mut Vec<u8> {
+        self
+    }
+}
+
+impl Glue for Pieces<'_> {
+    fn glue(&mut self) -> &mut Vec<u8> {
+        &mut self.glue
     }
 }
 
@@ -360,29 +412,31 @@ pub fn write_pretty_object_filtered(
 
 /// The layout every pretty object shares: `{}` when empty, else each member (in the order
 /// given) on a line of its own one level in; `write` writes a member's value at that level.
-fn write_pretty_members<K: AsRef<str>, V>(
+fn write_pretty_members<K: AsRef<str>, V, W: Glue>(
     members: Vec<(K, V)>,
     indent: usize,
-    w: &mut Vec<u8>,
-    mut write: impl FnMut(V, &mut Vec<u8>),
+    w: &mut W,
+    mut write: impl FnMut(V, &mut W),
 ) {
     if members.is_empty() {
-        w.extend_from_slice(b"{}");
+        w.glue().extend_from_slice(b"{}");
         return;
     }
-    w.push(b'{');
+    w.glue().push(b'{');
     for (i, (key, value)) in members.into_iter().enumerate() {
+        let glue = w.glue();
         if i > 0 {
-            w.push(b',');
+            glue.push(b',');
         }
-        newline(w, indent + 1);
+        newline(glue, indent + 1);
         // Writing into a Vec cannot fail.
-        let _ = write_string(key.as_ref(), w);
-        w.extend_from_slice(b": ");
+        let _ = write_string(key.as_ref(), glue);
+        glue.extend_from_slice(b": ");
         write(value, w);
     }
-    newline(w, indent);
-    w.push(b'}');
+    let glue = w.glue();
+    newline(glue, indent);
+    glue.push(b'}');
 }
 
 fn newline(w: &mut Vec<u8>, level: usize) {

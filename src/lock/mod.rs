@@ -23,7 +23,7 @@ use crate::decode::Decoder;
 use crate::error::Error;
 use crate::fingerprint::{self, Algorithm, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
-use crate::json::canonical::{Pretty, write_pretty_at, write_pretty_parts};
+use crate::json::canonical::{Pieces, Pretty, join_pieces, write_pretty_at, write_pretty_pieces};
 use crate::json::{Deferral, Dialect, Limits, Node, Object, Pointer, parse_deferring};
 use crate::source::SourceFile;
 
@@ -398,15 +398,30 @@ impl Lock {
         top
     }
 
-    /// The exact bytes of the lockfile for this model: pretty JSON with sorted keys. The parts of
-    /// each server are rendered in parallel (a new approval's definition is already written; a
-    /// stored one is parsed again to be written), then joined once into the bytes the whole
-    /// document would give.
+    /// The exact bytes of the lockfile for this model: pretty JSON with sorted keys.
     pub fn render(&self) -> String {
+        let bytes = join_pieces(&self.render_pieces());
+        // Only valid UTF-8 is ever written, so the lossy path is never taken.
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// [`Lock::render`]'s bytes in pieces, to write one after the other. Each server is
+    /// rendered on its own, in parallel (a new approval's definition is already written; a
+    /// stored one is parsed again to be written), and definitions are not copied: at 100k tools
+    /// joining them was a 370 MB buffer of its own.
+    pub fn render_pieces(&self) -> Vec<Cow<'_, [u8]>> {
         let servers: Vec<(Cow<'_, str>, Pretty<'_>)> = self
             .servers
             .par_iter()
-            .map(|(name, server)| (Cow::Borrowed(name.as_str()), server_parts(server)))
+            .map(|(name, server)| {
+                let mut pieces = Pieces::default();
+                write_pretty_pieces(server_parts(server), SERVER_INDENT, &mut pieces);
+                (
+                    Cow::Borrowed(name.as_str()),
+                    Pretty::Pieces(pieces.finish()),
+                )
+            })
             .collect();
         let mut top: Vec<(Cow<'_, str>, Pretty<'_>)> = self
             .top_members()
@@ -418,26 +433,23 @@ impl Lock {
             })
             .collect();
         top.push((Cow::Borrowed("servers"), Pretty::Object(servers)));
-        let document = Pretty::Object(top);
-        let mut out = Vec::with_capacity(document.len_hint() + 1);
-        write_pretty_parts(document, 0, &mut out);
-        out.push(b'\n');
-        // Only valid UTF-8 is ever written, so the lossy path is never taken.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        let mut pieces = Pieces::default();
+        write_pretty_pieces(Pretty::Object(top), 0, &mut pieces);
+        pieces.push_bytes(b"\n");
+        pieces.finish()
     }
 
-    /// Writes `text` ([`Lock::render`]'s) atomically (temporary file in the same directory,
-    /// then rename), so a reader never sees half a lock. Returns whether the file changed:
-    /// identical bytes are left untouched.
-    pub fn write_rendered(path: &Path, text: &str) -> Result<bool, Error> {
-        crate::atomic_file::write(path, text.as_bytes())
+    /// Writes `pieces` ([`Lock::render_pieces`]'s) atomically (temporary file in the same
+    /// directory, then rename), so a reader never sees half a lock. Returns whether the file
+    /// changed: identical bytes are left untouched.
+    pub fn write_pieces(path: &Path, pieces: &[Cow<'_, [u8]>]) -> Result<bool, Error> {
+        crate::atomic_file::write(path, pieces)
             .map_err(|e| Error::in_file(path, format!("cannot write the lockfile: {e}")))
     }
 
-    /// Renders and writes the lock: [`Lock::write_rendered`].
+    /// Renders and writes the lock: [`Lock::write_pieces`].
     pub fn write(&self, path: &Path) -> Result<bool, Error> {
-        Lock::write_rendered(path, &self.render())
+        Lock::write_pieces(path, &self.render_pieces())
     }
 }
 

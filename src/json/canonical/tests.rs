@@ -473,6 +473,14 @@ fn rendered_in_parts(node: &Node) -> Vec<u8> {
                         })
                         .collect(),
                 ),
+                // Already in pieces, or rendered whole: both join alike.
+                None if member.key.len() % 2 == 0 => {
+                    let mut pieces = Pieces::default();
+                    let mut out = Vec::new();
+                    write_pretty_at(&member.value, 1, &mut out);
+                    write_pretty_pieces(Pretty::Rendered(out.into()), 1, &mut pieces);
+                    Pretty::Pieces(pieces.finish())
+                }
                 None => {
                     let mut out = Vec::new();
                     write_pretty_at(&member.value, 1, &mut out);
@@ -482,9 +490,33 @@ fn rendered_in_parts(node: &Node) -> Vec<u8> {
             (member.key.as_str().into(), part)
         })
         .collect();
-    let mut out = Vec::new();
-    write_pretty_parts(Pretty::Object(members), 0, &mut out);
-    out
+    let mut pieces = Pieces::default();
+    write_pretty_pieces(Pretty::Object(members), 0, &mut pieces);
+    join_pieces(&pieces.finish())
+}
+
+/// Large parts stay pieces of their own (not copied), small ones are joined with what is
+/// around them; either way the bytes are those of the whole.
+#[test]
+fn large_parts_are_pieces_of_their_own() {
+    let long = "x".repeat(3 * OWN_PIECE_MIN);
+    let text = format!(r#"{{"b": {{"d": "{long}", "c": 1}}, "a": "{long}", "ab": 2}}"#);
+    let tree = parse(&text, Dialect::Json, &Limits::default()).unwrap();
+    assert_eq!(
+        String::from_utf8(rendered_in_parts(&tree)).unwrap(),
+        to_pretty_string(&tree)
+    );
+    let mut pieces = Pieces::default();
+    pieces.push_bytes(b"{");
+    write_pretty_pieces(
+        Pretty::Rendered(Cow::Borrowed(long.as_bytes())),
+        0,
+        &mut pieces,
+    );
+    pieces.push_bytes(b"}");
+    let pieces = pieces.finish();
+    assert_eq!(pieces.len(), 3);
+    assert!(matches!(pieces[1], Cow::Borrowed(_)));
 }
 
 proptest! {
