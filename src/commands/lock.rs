@@ -14,7 +14,7 @@ use crate::clients::launch;
 use crate::clock;
 use crate::error::Error;
 use crate::fingerprint::Algorithm;
-use crate::input::ConfigInput;
+use crate::input::{ConfigInput, Inputs};
 use crate::lock::{Lock, Status, WriteGuard};
 use crate::lock_diff;
 use crate::lock_merge::merge;
@@ -45,9 +45,21 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         return set_status(&lock_path, name, status, env.config.limits.max_file_size())
             .map_err(|e| vec![e]);
     }
-    let (old, old_file) = match load_lock(&lock_path, false, env.config.limits.max_file_size())
-        .map_err(|e| vec![e])?
-    {
+    let max_file_size = env.config.limits.max_file_size();
+    // The old lock is as large as the snapshots: both are read at once.
+    let (old, approving) = rayon::join(
+        || load_lock(&lock_path, false, max_file_size),
+        || match &args.import {
+            Some(other) => Approving::Import(other),
+            None => Approving::Scanned(load_inputs(
+                &env.paths(&args.paths),
+                std::slice::from_ref(&lock_path),
+                false,
+                max_file_size,
+            )),
+        },
+    );
+    let (old, old_file) = match old.map_err(|e| vec![e])? {
         Some((lock, file)) => (Some(lock), Some(file)),
         None => (None, None),
     };
@@ -55,17 +67,11 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     let now = clock::now().map_err(|e| vec![e])?;
     // What the new lock is compared with: nothing, for a fresh start.
     let base = if args.reset { None } else { old.as_ref() };
-    let new = match &args.import {
-        Some(other) => imported(
-            old.as_ref(),
-            other,
-            args,
-            &who,
-            &now,
-            env.config.limits.max_file_size(),
-        )
-        .map_err(|e| vec![e])?,
-        None => approved(env, args, base, &who, &now)?,
+    let new = match approving {
+        Approving::Import(other) => {
+            imported(old.as_ref(), other, args, &who, &now, max_file_size).map_err(|e| vec![e])?
+        }
+        Approving::Scanned(inputs) => approved(env, args, inputs?, base, &who, &now)?,
     };
     // Rendered once: for a large lock, rendering is a real cost. The old lock usually is the
     // file's bytes exactly; only a file formatted some other way is rendered to compare.
@@ -111,21 +117,21 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     Ok(0)
 }
 
+/// What the new lock approves: another lock (`--import`), or the snapshots scanned.
+enum Approving<'a> {
+    Import(&'a Path),
+    Scanned(Result<Inputs, Vec<Error>>),
+}
+
 /// The lock after approving the scanned snapshots (all, or what `--server`/`--tool` name).
 fn approved(
     env: &Env,
     args: &LockArgs,
+    inputs: Inputs,
     old: Option<&Lock>,
     who: &str,
     now: &str,
 ) -> Result<Lock, Vec<Error>> {
-    let (lock_path, _) = env.lock_path(&args.lock);
-    let inputs = load_inputs(
-        &env.paths(&args.paths),
-        std::slice::from_ref(&lock_path),
-        false,
-        env.config.limits.max_file_size(),
-    )?;
     let options = env.config.fingerprint_options();
     let fingerprints = fingerprint_all(&inputs, &options);
     let states = server_states(&inputs, &fingerprints);
