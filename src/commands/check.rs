@@ -28,17 +28,17 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
         (Some(server), true) => from_stdin(&options, server, &env.catalogue)?,
         _ => scan(&options, &env.catalogue)?,
     };
-    let text = match args.format {
-        Format::Text => render::text::render(&report, env.paint, env.verbose),
-        Format::Json => render::json::render(&report),
-        Format::Sarif => render::sarif::render(
+    let pieces = match args.format {
+        Format::Text => vec![render::text::render(&report, env.paint, env.verbose)],
+        Format::Json => vec![render::json::render(&report)],
+        Format::Sarif => render::sarif::render_pieces(
             &report,
             &render::sarif::enabled_rules(&env.catalogue, &env.config),
         ),
-        Format::Github => render::github::render(&report),
-        Format::Markdown => render::markdown::render(&report),
+        Format::Github => vec![render::github::render(&report)],
+        Format::Markdown => vec![render::markdown::render(&report)],
     };
-    super::emit(&text, args.output.as_deref()).map_err(|e| vec![e])?;
+    super::emit_pieces(&pieces, args.output.as_deref()).map_err(|e| vec![e])?;
     let code = report.exit_code();
     // The process ends next: freeing a large scan's millions of tree nodes one by one takes
     // longer than the kernel takes to reclaim the pages (a tenth of a second per 10k tools).

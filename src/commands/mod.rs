@@ -14,14 +14,25 @@ use crate::error::Error;
 
 /// Prints to standard output, or writes `path` when given.
 pub fn emit(text: &str, path: Option<&Path>) -> Result<(), Error> {
+    emit_pieces(&[text], path)
+}
+
+/// [`emit`] for text in pieces, written one after the other (a large report is never joined).
+pub fn emit_pieces(pieces: &[impl AsRef<str>], path: Option<&Path>) -> Result<(), Error> {
+    fn write_all(out: impl Write, pieces: &[impl AsRef<str>]) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+        for piece in pieces {
+            out.write_all(piece.as_ref().as_bytes())?;
+        }
+        out.flush()
+    }
     match path {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => std::fs::File::create(path)
+            .and_then(|file| write_all(file, pieces))
             .map_err(|e| Error::in_file(path, format!("cannot write the report: {e}"))),
         None => {
-            let mut stdout = std::io::stdout().lock();
             // A closed pipe (`mcp-scan check | head`) is not an error worth reporting.
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
+            let _ = write_all(std::io::stdout().lock(), pieces);
             Ok(())
         }
     }

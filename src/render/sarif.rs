@@ -46,7 +46,9 @@ pub fn enabled_rules<'a>(catalogue: &'a Catalogue, config: &Config) -> Vec<Enabl
         .collect()
 }
 
-pub fn render(report: &Report, rules: &[EnabledRule<'_>]) -> String {
+/// The SARIF log of `report`, in pieces to write one after the other: a large scan's log is
+/// not joined (nor copied) in memory.
+pub fn render_pieces(report: &Report, rules: &[EnabledRule<'_>]) -> Vec<String> {
     let driver = ToolComponent::builder()
         .name("mcp-scan")
         .version(env!("CARGO_PKG_VERSION"))
@@ -81,9 +83,11 @@ pub fn render(report: &Report, rules: &[EnabledRule<'_>]) -> String {
         .runs(vec![run])
         .build();
     let out = serde_json::to_string_pretty(&log).unwrap_or_default();
-    let mut out = splice_results(&out, &results);
-    out.push('\n');
-    out
+    let mut pieces = spliced(&out, results);
+    if let Some(last) = pieces.last_mut() {
+        last.push('\n');
+    }
+    pieces
 }
 
 /// Where the log's one run keeps its results, as printed with none, and how deep they sit.
@@ -106,26 +110,25 @@ fn printed_result(result: &SarifResult) -> String {
     out
 }
 
-/// The log with its empty results replaced by `results`, as the printer would have put them.
-/// Only the run has a `results` member: no other object of the log can print that key (a
-/// string's quotes print escaped).
-fn splice_results(log: &str, results: &[String]) -> String {
+/// The log with its empty results replaced by `results`, as the printer would have put them,
+/// in pieces (each result one, with its separator). Only the run has a `results` member: no
+/// other object of the log can print that key (a string's quotes print escaped).
+fn spliced(log: &str, mut results: Vec<String>) -> Vec<String> {
     let Some((before, after)) = log
         .split_once(EMPTY_RESULTS)
         .filter(|_| !results.is_empty())
     else {
-        return log.to_string();
+        return vec![log.to_string()];
     };
-    let length = results.iter().map(|r| r.len() + 2).sum::<usize>();
-    let mut out = String::with_capacity(log.len() + length + 32);
-    out.push_str(before);
-    out.push_str("\"results\": [\n");
-    out.push_str(&results.join(",\n"));
-    out.push('\n');
-    out.push_str(RUN_MEMBER_INDENT);
-    out.push(']');
-    out.push_str(after);
-    out
+    let last = results.len() - 1;
+    for (i, result) in results.iter_mut().enumerate() {
+        result.push_str(if i < last { ",\n" } else { "\n" });
+    }
+    let mut pieces = Vec::with_capacity(results.len() + 2);
+    pieces.push(format!("{before}\"results\": [\n"));
+    pieces.extend(results);
+    pieces.push(format!("{RUN_MEMBER_INDENT}]{after}"));
+    pieces
 }
 
 fn descriptor(enabled: &EnabledRule<'_>) -> ReportingDescriptor {
@@ -372,7 +375,7 @@ mod tests {
             let printed: Vec<String> = results.iter().map(printed_result).collect();
             let empty = serde_json::to_string_pretty(&log(Vec::new())).unwrap();
             let whole = serde_json::to_string_pretty(&log(results)).unwrap();
-            assert_eq!(splice_results(&empty, &printed), whole, "{n} results");
+            assert_eq!(spliced(&empty, printed).concat(), whole, "{n} results");
         }
     }
 
