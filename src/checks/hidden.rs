@@ -5,15 +5,15 @@
 
 use std::ops::Range;
 
-use super::pattern::{each_string, excerpt};
-use super::{Check, Context, Draft};
+use super::pattern::{At, excerpt};
+use super::{Context, Draft, StringCheck};
 use crate::finding::{Category, Severity};
 use crate::rules::TargetKind;
 
 pub struct HiddenCharacters;
 pub struct DisguisedText;
 
-impl Check for HiddenCharacters {
+impl StringCheck for HiddenCharacters {
     fn rules(&self) -> &'static [&'static str] {
         &[
             "unicode-tag-characters",
@@ -23,13 +23,11 @@ impl Check for HiddenCharacters {
         ]
     }
 
-    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        each_string(cx, out, |at| {
-            classify(at.target.text)
-                .into_iter()
-                .map(|(rule, range, message)| at.draft(rule, range, message))
-                .collect()
-        });
+    fn scan(&self, _cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
+        classify(at.target.text)
+            .into_iter()
+            .map(|(rule, range, message)| at.draft(rule, range, message))
+            .collect()
     }
 }
 
@@ -158,57 +156,55 @@ fn is_emoji(c: char) -> bool {
     matches!(c, '\u{1f000}'..='\u{1faff}' | '\u{2600}'..='\u{27bf}' | '\u{fe0f}')
 }
 
-impl Check for DisguisedText {
+impl StringCheck for DisguisedText {
     fn rules(&self) -> &'static [&'static str] {
         &["encoded-instruction", "disguised-instruction"]
     }
 
-    fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        each_string(cx, out, |at| {
-            let target = at.target;
-            if target.is_key {
-                return Vec::new();
+    fn scan(&self, cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
+        let target = at.target;
+        if target.is_key {
+            return Vec::new();
+        }
+        let mut drafts = Vec::new();
+        for (range, decoded) in base64_blobs(target.text) {
+            if let Some(rule) = instruction_rule(cx, &decoded) {
+                drafts.push(at.draft(
+                    "encoded-instruction",
+                    range,
+                    format!(
+                        "a base64 blob decodes to text that `{rule}` flags: \"{}\"",
+                        excerpt(&decoded)
+                    ),
+                ));
             }
-            let mut drafts = Vec::new();
-            for (range, decoded) in base64_blobs(target.text) {
-                if let Some(rule) = instruction_rule(cx, &decoded) {
-                    drafts.push(at.draft(
-                        "encoded-instruction",
-                        range,
-                        format!(
-                            "a base64 blob decodes to text that `{rule}` flags: \"{}\"",
-                            excerpt(&decoded)
-                        ),
-                    ));
-                }
-            }
-            if let Some(folded) = Folded::new(target.text) {
-                let plain = instruction_rule(cx, target.text);
-                for m in cx
-                    .catalogue
-                    .patterns()
-                    .find(TargetKind::Description, &folded.text)
+        }
+        if let Some(folded) = Folded::new(target.text) {
+            let plain = instruction_rule(cx, target.text);
+            for m in cx
+                .catalogue
+                .patterns()
+                .find(TargetKind::Description, &folded.text)
+            {
+                if !is_instruction(m.rule.category, m.rule.severity)
+                    || plain.as_deref() == Some(m.rule.id.as_str())
                 {
-                    if !is_instruction(m.rule.category, m.rule.severity)
-                        || plain.as_deref() == Some(m.rule.id.as_str())
-                    {
-                        continue;
-                    }
-                    let range = folded.original(m.range.clone());
-                    drafts.push(at.draft(
-                        "disguised-instruction",
-                        range,
-                        format!(
-                            "fullwidth or letter-spaced text reads as \"{}\", which `{}` flags",
-                            excerpt(folded.text.get(m.range.clone()).unwrap_or_default()),
-                            m.rule.id
-                        ),
-                    ));
-                    break;
+                    continue;
                 }
+                let range = folded.original(m.range.clone());
+                drafts.push(at.draft(
+                    "disguised-instruction",
+                    range,
+                    format!(
+                        "fullwidth or letter-spaced text reads as \"{}\", which `{}` flags",
+                        excerpt(folded.text.get(m.range.clone()).unwrap_or_default()),
+                        m.rule.id
+                    ),
+                ));
+                break;
             }
-            drafts
-        });
+        }
+        drafts
     }
 }
 

@@ -67,6 +67,14 @@ pub trait Check: Sync {
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>);
 }
 
+/// A check of each target string of each tool on its own (hidden characters, disguised text).
+/// All of them share one walk over the tools' strings with the pattern rules.
+trait StringCheck: Sync {
+    /// As [`Check::rules`].
+    fn rules(&self) -> &'static [&'static str];
+    fn scan(&self, cx: &Context<'_>, at: &pattern::At<'_>) -> Vec<Draft>;
+}
+
 /// A check against the approved baseline.
 pub trait BaselineCheck: Sync {
     /// As [`Check::rules`].
@@ -102,19 +110,23 @@ pub fn against_baseline() -> Vec<Box<dyn BaselineCheck>> {
 /// The checks that judge each tool definition on its own text (no lock, no other tool), with
 /// the pattern rules: what `diff --base` runs over the definitions a lock change approves.
 fn content() -> Vec<Box<dyn Check>> {
+    vec![Box::new(annotations::ContradictoryAnnotations)]
+}
+
+/// The checks of each string on its own: content checks too, run with the pattern rules.
+fn of_strings() -> Vec<Box<dyn StringCheck>> {
     vec![
-        Box::new(annotations::ContradictoryAnnotations),
         Box::new(hidden::HiddenCharacters),
         Box::new(hidden::DisguisedText),
     ]
 }
 
-/// Runs every check of the inputs alone and the pattern rules, in parallel.
+/// Runs every check of the inputs alone, the string checks and the pattern rules, in parallel.
 pub fn run_of_inputs(cx: &Context<'_>) -> Vec<Draft> {
     run(&of_inputs(), cx)
 }
 
-/// Runs the content checks and the pattern rules, in parallel.
+/// Runs the content checks, the string checks and the pattern rules, in parallel.
 pub fn run_content(cx: &Context<'_>) -> Vec<Draft> {
     run(&content(), cx)
 }
@@ -132,7 +144,7 @@ fn run(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
                 })
                 .collect::<Vec<Draft>>()
         },
-        || pattern::run(cx),
+        || pattern::run(cx, &of_strings()),
     );
     drafts.extend(patterns);
     drafts
@@ -221,7 +233,7 @@ impl Draft {
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::{against_baseline, of_inputs};
+    use super::{against_baseline, of_inputs, of_strings};
     use crate::rules::{Catalogue, Kind};
 
     /// zizmor keeps registrations and docs in sync by hand; here a test does it, both ways.
@@ -232,6 +244,7 @@ mod tests {
         let rules = of_inputs()
             .iter()
             .map(|c| c.rules())
+            .chain(of_strings().iter().map(|c| c.rules()))
             .chain(against_baseline().iter().map(|c| c.rules()))
             .collect::<Vec<_>>();
         for ids in rules {

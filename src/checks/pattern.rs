@@ -1,6 +1,6 @@
 //! The engine for `kind: pattern` rules: every target string of every tool through the
 //! catalogue's compiled [`PatternSet`](crate::rules::PatternSet), one finding per rule and string
-//! with a caret under the match.
+//! with a caret under the match. The same walk runs the [`StringCheck`]s.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -8,58 +8,62 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::targets::{TargetString, ToolStrings, tool_strings};
-use super::{Context, Draft};
+use super::{Context, Draft, StringCheck};
 use crate::finding::Location;
 use crate::input::{Server, ToolRef};
 use crate::unicode::make_visible;
 
-pub fn run(cx: &Context<'_>) -> Vec<Draft> {
-    let mut out = Vec::new();
-    each_string(cx, &mut out, |at| {
-        let text = at.target.text;
-        cx.catalogue
-            .patterns()
-            .find(at.target.kind, text)
-            .into_iter()
-            .map(|m| {
-                let matched = text.get(m.range.clone()).unwrap_or_default();
-                at.draft(
-                    m.rule.id.clone(),
-                    m.range,
-                    format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
-                )
-            })
-            .collect()
-    });
-    out
+/// The pattern rules' drafts for one string.
+fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
+    let text = at.target.text;
+    cx.catalogue
+        .patterns()
+        .find(at.target.kind, text)
+        .into_iter()
+        .map(|m| {
+            let matched = text.get(m.range.clone()).unwrap_or_default();
+            at.draft(
+                m.rule.id.clone(),
+                m.range,
+                format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
+            )
+        })
+        .collect()
 }
 
-/// Calls `scan` on every target string of every tool (in parallel) and collects its drafts:
-/// the walk the pattern rules and the hidden-content checks share.
-pub(super) fn each_string(
-    cx: &Context<'_>,
-    out: &mut Vec<Draft>,
-    scan: impl Fn(&At<'_>) -> Vec<Draft> + Sync,
-) {
+/// Every target string of every tool, in parallel and walked once, through the pattern rules
+/// and `checks`.
+pub(super) fn run(cx: &Context<'_>, checks: &[Box<dyn StringCheck>]) -> Vec<Draft> {
     let tools = cx.inputs.all_tools();
-    out.par_extend(tools.par_iter().flat_map_iter(|(server, tool)| {
-        let Some(object) = cx.inputs.tool_object(server, tool) else {
-            return Vec::new();
-        };
-        let strings = tool_strings(object);
-        strings
-            .strings
-            .iter()
-            .flat_map(|target| {
-                scan(&At {
+    tools
+        .par_iter()
+        .flat_map_iter(|(server, tool)| {
+            let Some(object) = cx.inputs.tool_object(server, tool) else {
+                return Vec::new();
+            };
+            let strings = tool_strings(object);
+            let mut drafts = Vec::new();
+            for target in &strings.strings {
+                let at = At {
                     server,
                     tool,
                     strings: &strings,
                     target,
-                })
-            })
-            .collect()
-    }));
+                };
+                drafts.extend(scan(cx, &at));
+                for check in checks {
+                    let found = check.scan(cx, &at);
+                    debug_assert!(
+                        found
+                            .iter()
+                            .all(|d| check.rules().contains(&d.rule.as_ref()))
+                    );
+                    drafts.extend(found);
+                }
+            }
+            drafts
+        })
+        .collect()
 }
 
 /// One target string of one tool, where content checks report what they find in it.
