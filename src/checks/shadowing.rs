@@ -188,7 +188,10 @@ fn cross_references(
     let lengths = NameLengths::new(exact.keys().chain(servers.keys()).copied());
     out.par_extend(tools.par_iter().filter_map(|(state, tool)| {
         let description = tool.object.get("description").and_then(|d| d.as_str())?;
-        for (start, word) in words(description).filter(|(_, w)| lengths.may_match(w)) {
+        for (start, word) in words(description)
+            .into_iter()
+            .filter(|(_, w)| lengths.may_match(w))
+        {
             let others: Vec<&str> = match exact.get(word) {
                 Some(entries) if !state.tools.contains_key(word) => {
                     entries.iter().map(|e| e.server).collect()
@@ -256,14 +259,33 @@ impl NameLengths {
     }
 }
 
-/// Identifier-like words (at least 3 characters) with their byte offsets.
-fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .filter(|w| w.len() >= 3)
-        .map(move |w| {
+/// Identifier-like words (at least 3 characters) with their byte offsets. ASCII text (most
+/// descriptions) is split over bytes, without decoding characters.
+fn words(text: &str) -> Vec<(usize, &str)> {
+    if !text.is_ascii() {
+        return words_by_chars(text);
+    }
+    let is_word = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
+    text.as_bytes()
+        .split(|b| !is_word(b))
+        .filter_map(|w| {
             let start = w.as_ptr() as usize - text.as_ptr() as usize;
-            (start, w.trim_end_matches('.'))
+            // ASCII text splits at character boundaries.
+            word(text, text.get(start..start + w.len())?)
         })
+        .collect()
+}
+
+fn words_by_chars(text: &str) -> Vec<(usize, &str)> {
+    text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .filter_map(|w| word(text, w))
+        .collect()
+}
+
+/// A piece of `text` as a word, when it is long enough.
+fn word<'t>(text: &str, piece: &'t str) -> Option<(usize, &'t str)> {
+    let start = piece.as_ptr() as usize - text.as_ptr() as usize;
+    (piece.len() >= 3).then(|| (start, piece.trim_end_matches('.')))
 }
 
 fn sentence_around(text: &str, at: usize) -> &str {
@@ -363,8 +385,23 @@ mod tests {
             " Always use list_all instead of ls"
         );
         let got: Vec<&str> = words("Use `send_email`, not x.y_z.")
+            .into_iter()
             .map(|(_, w)| w)
             .collect();
         assert_eq!(got, ["Use", "send_email", "not", "x.y_z"]);
+        // ASCII text is split over bytes, exactly as over characters.
+        for text in [
+            "Use `send_email`, not x.y_z.",
+            "a-b_c.d...e\n\tfoo(bar)=baz;qux",
+            "...",
+            "",
+        ] {
+            assert_eq!(words(text), words_by_chars(text), "{text:?}");
+        }
+        let got: Vec<&str> = words("Nutze «send_email» — für café.")
+            .into_iter()
+            .map(|(_, w)| w)
+            .collect();
+        assert_eq!(got, ["Nutze", "send_email", "für", "café"]);
     }
 }
