@@ -161,6 +161,14 @@ fn approved(
         new.prompts = prompts::pin(&env.config.prompts, options.algorithm).map_err(|e| vec![e])?;
     }
     pin_launch_specs(&mut new, &inputs.configs, only, options.algorithm);
+    drop(old_states);
+    drop(states);
+    // The new lock owns what it keeps. Freeing the snapshots' trees (millions of nodes, half a
+    // second at 100k tools) goes on beside rendering and writing it; should no thread start,
+    // they are freed here.
+    let _ = std::thread::Builder::new()
+        .name("free-inputs".into())
+        .spawn(move || drop((inputs, fingerprints, old_fingerprints)));
     Ok(new)
 }
 
