@@ -30,6 +30,7 @@ pub mod locate;
 pub mod lock;
 pub mod lock_diff;
 pub mod lock_merge;
+pub mod pieces;
 pub mod prompts;
 pub mod record;
 pub mod render;

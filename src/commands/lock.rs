@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use crate::approve::{Approval, Selection, approve};
 use crate::approver::approver;
-use crate::atomic_file::same_bytes;
 use crate::byte_size::ByteSize;
 use crate::cli::{Env, LockArgs};
 use crate::clients::launch;
@@ -18,6 +17,7 @@ use crate::input::{ConfigInput, Inputs};
 use crate::lock::{Lock, Status, WriteGuard};
 use crate::lock_diff;
 use crate::lock_merge::merge;
+use crate::pieces::same_bytes;
 use crate::prompts;
 use crate::render::count;
 use crate::render::paint::Paint;

@@ -7,7 +7,6 @@ pub mod record;
 pub mod rules;
 pub mod show;
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::error::Error;
@@ -18,21 +17,14 @@ pub fn emit(text: &str, path: Option<&Path>) -> Result<(), Error> {
 }
 
 /// [`emit`] for text in pieces, written one after the other (a large report is never joined).
-pub fn emit_pieces(pieces: &[impl AsRef<str>], path: Option<&Path>) -> Result<(), Error> {
-    fn write_all(out: impl Write, pieces: &[impl AsRef<str>]) -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-        for piece in pieces {
-            out.write_all(piece.as_ref().as_bytes())?;
-        }
-        out.flush()
-    }
+pub fn emit_pieces(pieces: &[impl AsRef<[u8]>], path: Option<&Path>) -> Result<(), Error> {
     match path {
         Some(path) => std::fs::File::create(path)
-            .and_then(|file| write_all(file, pieces))
+            .and_then(|file| crate::pieces::write_all(file, pieces))
             .map_err(|e| Error::in_file(path, format!("cannot write the report: {e}"))),
         None => {
             // A closed pipe (`mcp-scan check | head`) is not an error worth reporting.
-            let _ = write_all(std::io::stdout().lock(), pieces);
+            let _ = crate::pieces::write_all(std::io::stdout().lock(), pieces);
             Ok(())
         }
     }

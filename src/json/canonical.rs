@@ -346,15 +346,6 @@ pub fn write_pretty_pieces<'k>(parts: Pretty<'k>, indent: usize, out: &mut Piece
     }
 }
 
-/// Pieces joined into one buffer.
-pub fn join_pieces(pieces: &[Cow<'_, [u8]>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
-    for piece in pieces {
-        out.extend_from_slice(piece);
-    }
-    out
-}
-
 /// Where pretty-printing writes its brackets, commas, indentation and keys.
 trait Glue {
     fn glue(&mut self) -> &mut Vec<u8>;

@@ -23,7 +23,7 @@ use crate::decode::Decoder;
 use crate::error::Error;
 use crate::fingerprint::{self, Algorithm, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
-use crate::json::canonical::{Pieces, Pretty, join_pieces, write_pretty_at, write_pretty_pieces};
+use crate::json::canonical::{Pieces, Pretty, write_pretty_at, write_pretty_pieces};
 use crate::json::{Deferral, Dialect, Limits, Node, Object, Pointer, parse_deferring};
 use crate::source::SourceFile;
 
@@ -400,7 +400,7 @@ impl Lock {
 
     /// The exact bytes of the lockfile for this model: pretty JSON with sorted keys.
     pub fn render(&self) -> String {
-        let bytes = join_pieces(&self.render_pieces());
+        let bytes = self.render_pieces().concat();
         // Only valid UTF-8 is ever written, so the lossy path is never taken.
         String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())

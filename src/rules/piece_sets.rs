@@ -25,8 +25,9 @@ pub struct PieceSets {
     piece_counts: Vec<usize>,
     /// The pattern behind each piece.
     piece_owners: Vec<usize>,
-    /// The bytes each pattern needs (none for a pattern the gate decides).
-    required: Vec<Vec<(u8, usize)>>,
+    /// Each pattern run here, ascending, with the bytes it needs: looked at for every string,
+    /// so the patterns the gate decides are not in it.
+    required: Vec<(usize, Vec<(u8, usize)>)>,
     /// For ASCII text. A piece that needs Unicode is an empty (always matching) piece here, so
     /// its rule's own regex decides.
     ascii: DfaSet,
@@ -58,7 +59,8 @@ impl PieceSets {
         }
         let required = patterns
             .iter()
-            .map(|p| p.as_deref().map(required_bytes).unwrap_or_default())
+            .enumerate()
+            .filter_map(|(i, p)| Some((i, required_bytes(p.as_deref()?))))
             .collect();
         let unicode = {
             let patterns = patterns.clone();
@@ -95,25 +97,22 @@ impl PieceSets {
     /// The patterns whose required bytes are all in `text` and whose pieces all match
     /// somewhere in it, ascending.
     pub fn candidates(&self, text: &str) -> Vec<usize> {
-        let possible: Vec<bool> = self
-            .piece_counts
+        // Ascending, and empty (so nothing is allocated) for nearly every string.
+        let possible: Vec<usize> = self
+            .required
             .iter()
-            .zip(&self.required)
-            .map(|(&pieces, required)| pieces > 0 && has_required(text.as_bytes(), required))
+            .filter(|(_, required)| has_required(text.as_bytes(), required))
+            .map(|&(pattern, _)| pattern)
             .collect();
-        if !possible.contains(&true) {
-            return Vec::new();
+        if possible.is_empty() {
+            return possible;
         }
         let hits = if text.is_ascii() {
             self.ascii.matches(text.as_bytes())
         } else {
             match self.unicode() {
                 Some(set) => set.matches(text.as_bytes()),
-                None => {
-                    return (0..self.piece_counts.len())
-                        .filter(|&p| possible.get(p) == Some(&true))
-                        .collect();
-                }
+                None => return possible,
             }
         };
         if hits.is_empty() {
@@ -133,7 +132,7 @@ impl PieceSets {
             .enumerate()
             .filter(|(_, (matched, needed))| **needed > 0 && matched == needed)
             .map(|(pattern, _)| pattern)
-            .filter(|&pattern| possible.get(pattern) == Some(&true))
+            .filter(|pattern| possible.binary_search(pattern).is_ok())
             .collect()
     }
 }

@@ -492,7 +492,7 @@ fn rendered_in_parts(node: &Node) -> Vec<u8> {
         .collect();
     let mut pieces = Pieces::default();
     write_pretty_pieces(Pretty::Object(members), 0, &mut pieces);
-    join_pieces(&pieces.finish())
+    pieces.finish().concat()
 }
 
 /// Large parts stay pieces of their own (not copied), small ones are joined with what is
