@@ -18,7 +18,7 @@ impl Check for DuplicateJsonKey {
     }
 
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
-        // A lockfile holds several servers in one source: walk each file once.
+        // A lockfile holds several servers in one source, listed together: walk each file once.
         let mut sources: Vec<SourceId> = cx.inputs.servers.iter().map(|s| s.source).collect();
         sources.dedup();
         out.par_extend(sources.into_par_iter().flat_map_iter(|source| {
