@@ -133,7 +133,7 @@ fn accepts(types: &[String], t: &str) -> bool {
 fn types(node: Option<&Node>) -> Option<Vec<String>> {
     let node = node?;
     match &node.value {
-        Value::String(s) => Some(vec![s.clone()]),
+        Value::String(s) => Some(vec![s.to_string()]),
         Value::Array(items) => Some(
             items
                 .iter()

@@ -207,7 +207,7 @@ fn read_server(
         let mut out = Vec::new();
         for member in d.object(map, &format!("`{key}` of {what}"))?.iter_unique() {
             out.push(Entry {
-                name: member.key.clone(),
+                name: member.key.to_string(),
                 value: Located {
                     value: d
                         .string(&member.value, &format!("`{key}.{}`", member.key))?

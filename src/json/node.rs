@@ -1,5 +1,7 @@
 //! A parsed JSON value together with where it came from in the source.
 
+use compact_str::CompactString;
+
 use super::{Number, Object, Pointer, Span};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -15,7 +17,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(Number),
-    String(String),
+    String(CompactString),
     Array(Vec<Node>),
     Object(Object),
 }
@@ -43,7 +45,7 @@ impl Node {
         }
     }
 
-    pub fn string(s: impl Into<String>) -> Node {
+    pub fn string(s: impl Into<CompactString>) -> Node {
         Node::new(Value::String(s.into()))
     }
 

@@ -2,12 +2,14 @@
 
 use std::fmt;
 
+use compact_str::CompactString;
+
 /// A JSON number literal exactly as written; always valid RFC 8259 number syntax.
 ///
 /// Keeping the text (rather than an `f64`) lets canonicalisation stay exact and
 /// injective: `9007199254740993` and `9007199254740992` must never collide.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Number(String);
+pub struct Number(CompactString);
 
 /// Why a byte sequence is not a JSON number; each variant carries the offset
 /// of the offending byte so the parser can point at it.
@@ -114,18 +116,18 @@ impl Number {
     /// whitespace) and rejects exponents outside `i64`, as the parser does.
     pub fn parse(raw: &str) -> Option<Number> {
         match scan(raw.as_bytes(), 0) {
-            Ok(end) if end == raw.len() => Some(Number(raw.to_owned())),
+            Ok(end) if end == raw.len() => Some(Number(raw.into())),
             _ => None,
         }
     }
 
     /// Wraps text the caller has already validated with [`scan`].
-    pub(super) fn from_validated(raw: String) -> Number {
+    pub(super) fn from_validated(raw: CompactString) -> Number {
         Number(raw)
     }
 
     pub fn from_u64(n: u64) -> Number {
-        Number(n.to_string())
+        Number(compact_str::ToCompactString::to_compact_string(&n))
     }
 
     /// The literal exactly as written in the source.

@@ -2,6 +2,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use compact_str::CompactString;
+
 use super::{Node, Span};
 
 /// Members in source order. Duplicate keys are kept because hiding them is a
@@ -15,7 +17,7 @@ pub struct Object {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Member {
     /// The decoded key.
-    pub key: String,
+    pub key: CompactString,
     /// The key's literal in the source, quotes included.
     pub key_span: Span,
     pub value: Node,
@@ -111,7 +113,7 @@ impl Object {
     pub fn insert(&mut self, key: impl Into<String>, value: Node) {
         let key = key.into();
         let member = Member {
-            key,
+            key: key.into(),
             key_span: Span::default(),
             value,
         };
@@ -143,7 +145,7 @@ impl Object {
                 None => {
                     slots.insert(key.clone(), members.len());
                     members.push(Member {
-                        key,
+                        key: key.into(),
                         key_span: Span::default(),
                         value,
                     });
@@ -177,7 +179,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, (k, v))| Member {
-                    key: (*k).to_owned(),
+                    key: (*k).into(),
                     key_span: Span {
                         start: i,
                         end: i + 1,

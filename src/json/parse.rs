@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use compact_str::CompactString;
+
 use super::number::{self, NumberError};
 use super::{Member, Node, Number, Object, Span, Value};
 
@@ -297,7 +299,9 @@ impl<'a> Parser<'a> {
         match number::scan(self.bytes, start) {
             Ok(end) => {
                 self.pos = end;
-                Ok(Number::from_validated(self.slice(start, end)?.to_owned()))
+                Ok(Number::from_validated(CompactString::from(
+                    self.slice(start, end)?,
+                )))
             }
             Err(NumberError::MissingIntDigit(at)) => {
                 Err(self.unexpected_at(at, "invalid number: expected a digit after `-`"))
@@ -445,13 +449,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses the string literal at the current `"` and returns it decoded.
-    fn string(&mut self) -> Result<String, ParseError> {
+    fn string(&mut self) -> Result<CompactString, ParseError> {
         let content_start = self.pos + 1;
         let mut i = self.plain_run_end(content_start);
-        // Most strings have no escapes: one exact-size copy and done.
+        // Most strings have no escapes: copied inline when short, else one exact-size copy.
         if self.bytes.get(i) == Some(&b'"') {
             self.pos = i + 1;
-            return Ok(self.slice(content_start, i)?.to_owned());
+            return Ok(CompactString::from(self.slice(content_start, i)?));
         }
         let mut out = String::with_capacity(i - content_start + 16);
         out.push_str(self.slice(content_start, i)?);
@@ -460,7 +464,7 @@ impl<'a> Parser<'a> {
                 None => return Err(self.error_at(i, TRUNCATED.to_owned())),
                 Some(b'"') => {
                     self.pos = i + 1;
-                    return Ok(out);
+                    return Ok(CompactString::from(out));
                 }
                 Some(b'\\') => i = self.escape(i, &mut out)?,
                 Some(&b) if b < 0x20 => {

@@ -316,7 +316,7 @@ impl Lock {
         let servers_node = d.required(root, top, "servers", "the lockfile")?;
         let mut servers = BTreeMap::new();
         for member in d.object(servers_node, "`servers`")?.iter_unique() {
-            servers.insert(member.key.clone(), read_server(&member.value, d)?);
+            servers.insert(member.key.to_string(), read_server(&member.value, d)?);
         }
         let mut prompts = BTreeMap::new();
         if let Some(node) = top.get("prompts") {
@@ -325,7 +325,7 @@ impl Lock {
                 d.only_keys(entry, &["digest"], "a pinned prompt")?;
                 let digest = d.required(&member.value, entry, "digest", "a pinned prompt")?;
                 prompts.insert(
-                    member.key.clone(),
+                    member.key.to_string(),
                     d.string(digest, "`digest`")?.to_string(),
                 );
             }
@@ -341,7 +341,7 @@ impl Lock {
                     Ok(d.string(node, &format!("`{key}`"))?.to_string())
                 };
                 launch.insert(
-                    member.key.clone(),
+                    member.key.to_string(),
                     LockedLaunch {
                         digest: field("digest")?,
                         runs: field("runs")?,
@@ -649,7 +649,7 @@ fn read_server(node: &Node, d: &Decoder<'_>) -> Result<LockedServer, Error> {
     let mut tools = BTreeMap::new();
     let tools_node = d.required(node, obj, "tools", what)?;
     for member in d.object(tools_node, "`tools`")?.iter_unique() {
-        tools.insert(member.key.clone(), read_tool(&member.value, d)?);
+        tools.insert(member.key.to_string(), read_tool(&member.value, d)?);
     }
     Ok(LockedServer {
         status,
@@ -674,7 +674,7 @@ fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
         .iter_unique()
     {
         fields.insert(
-            member.key.clone(),
+            member.key.to_string(),
             d.string(&member.value, "a field digest")?.to_string(),
         );
     }
@@ -792,7 +792,10 @@ fn rendered_members(object: Object, indent: usize) -> Vec<(Cow<'static, str>, Pr
         .map(|member| {
             let mut out = Vec::new();
             write_pretty_at(&member.value, indent + 1, &mut out);
-            (Cow::Owned(member.key), Pretty::Rendered(out.into()))
+            (
+                Cow::Owned(member.key.into_string()),
+                Pretty::Rendered(out.into()),
+            )
         })
         .collect()
 }

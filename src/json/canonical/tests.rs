@@ -429,8 +429,12 @@ fn count_strings(node: &Node) -> usize {
 }
 
 /// Applies `edit` to the `target`-th string (keys and values, depth first).
-fn edit_nth_string(node: &mut Node, target: &mut usize, edit: &dyn Fn(&mut String)) -> bool {
-    let hit = |s: &mut String, target: &mut usize| {
+fn edit_nth_string(
+    node: &mut Node,
+    target: &mut usize,
+    edit: &dyn Fn(&mut compact_str::CompactString),
+) -> bool {
+    let hit = |s: &mut compact_str::CompactString, target: &mut usize| {
         if *target == 0 {
             edit(s);
             return true;
@@ -561,7 +565,7 @@ proptest! {
         kind in 0u8..5,
         replacement in any::<char>(),
     ) {
-        let edit = move |s: &mut String| {
+        let edit = move |s: &mut compact_str::CompactString| {
             let boundaries: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
             let at = boundaries[position % boundaries.len()];
             let current = s[at..].chars().next();
