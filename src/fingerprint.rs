@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::ops::Range;
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256, Sha512};
 
@@ -76,10 +77,14 @@ impl FingerprintOptions {
     }
 }
 
+/// Field digests by field name. The names are short, so they are kept inline: a run keeps
+/// two of these maps for each of its tools (the scanned one and the locked one).
+pub type FieldDigests = BTreeMap<CompactString, String>;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolDigest {
     pub digest: String,
-    pub fields: BTreeMap<String, String>,
+    pub fields: FieldDigests,
 }
 
 /// Streams canonical bytes straight into the hash: no intermediate buffer per tool.
@@ -96,10 +101,14 @@ impl<D: Digest> Write for HashWriter<D> {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `algorithm:hex`, in one allocation: a run writes several of these for each tool.
+fn written(algorithm: Algorithm, hash: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
+    let name = algorithm.as_str();
+    let mut out = String::with_capacity(name.len() + 1 + hash.len() * 2);
+    out.push_str(name);
+    out.push(':');
+    for b in hash {
         out.push(char::from(DIGITS[usize::from(b >> 4)]));
         out.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
@@ -111,19 +120,18 @@ fn digest_with(
     algorithm: Algorithm,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> String {
-    let bytes = match algorithm {
+    match algorithm {
         Algorithm::Sha256 => {
             let mut w = HashWriter(Sha256::new());
             let _ = write(&mut w);
-            w.0.finalize().to_vec()
+            written(algorithm, &w.0.finalize())
         }
         Algorithm::Sha512 => {
             let mut w = HashWriter(Sha512::new());
             let _ = write(&mut w);
-            w.0.finalize().to_vec()
+            written(algorithm, &w.0.finalize())
         }
-    };
-    format!("{}:{}", algorithm.as_str(), hex(&bytes))
+    }
 }
 
 /// The digest of raw bytes (a pinned prompt file), in the same `algorithm:hex` form.
@@ -172,13 +180,13 @@ pub fn field_digests(
     algorithm: Algorithm,
     canonical: &[u8],
     members: &[MemberBytes<'_>],
-) -> BTreeMap<String, String> {
+) -> FieldDigests {
     let slice = |range: &Range<usize>| canonical.get(range.clone()).unwrap_or_default();
     let mut fields = BTreeMap::new();
     for field in FIELDS {
         if let Some(member) = members.iter().find(|m| m.key == field) {
             fields.insert(
-                field.to_string(),
+                CompactString::const_new(field),
                 bytes_digest(algorithm, slice(&member.value)),
             );
         }
@@ -198,7 +206,7 @@ pub fn field_digests(
             }
             w.write_all(b"}")
         });
-        fields.insert(REST.to_string(), digest);
+        fields.insert(CompactString::const_new(REST), digest);
     }
     fields
 }

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use compact_str::CompactString;
+
 use crate::lock::{Lock, LockedServer, LockedTool, Status};
 
 pub enum ServerChange<'a> {
@@ -61,11 +63,12 @@ fn compare_tools<'a>(old: &'a LockedServer, new: &'a LockedServer) -> Vec<ToolCh
             (None, Some(tool)) => changes.push(ToolChange::Added(name, tool)),
             (Some(tool), None) => changes.push(ToolChange::Removed(name, tool)),
             (Some(o), Some(n)) if o.digest != n.digest => {
-                let keys: BTreeSet<&String> = o.fields.keys().chain(n.fields.keys()).collect();
+                let keys: BTreeSet<&CompactString> =
+                    o.fields.keys().chain(n.fields.keys()).collect();
                 let fields = keys
                     .into_iter()
                     .filter(|k| o.fields.get(*k) != n.fields.get(*k))
-                    .cloned()
+                    .map(|k| k.to_string())
                     .collect();
                 changes.push(ToolChange::Changed {
                     name,

@@ -76,10 +76,11 @@ fn field_digests_name_what_changed() {
         &tool(&FIXTURE.replace("at most 50", "at most 51")),
         &FingerprintOptions::default(),
     );
-    let differing: Vec<&String> = base
+    let differing: Vec<&str> = base
         .fields
         .keys()
         .filter(|k| base.fields.get(*k) != changed.fields.get(*k))
+        .map(|k| k.as_str())
         .collect();
     assert_eq!(differing, ["description"]);
     let vendor = tool_digest(

@@ -136,16 +136,19 @@ impl Object {
     /// An object built in code, with the members [`Object::insert`] would leave, in linear time:
     /// building a server's tools object one `insert` at a time is quadratic, and a snapshot may
     /// hold a million tools.
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, Node)>) -> Object {
-        let mut slots: HashMap<String, usize> = HashMap::new();
+    pub fn from_pairs<K: Into<CompactString>>(
+        pairs: impl IntoIterator<Item = (K, Node)>,
+    ) -> Object {
+        let mut slots: HashMap<CompactString, usize> = HashMap::new();
         let mut members: Vec<Member> = Vec::new();
         for (key, value) in pairs {
+            let key = key.into();
             match slots.get(&key).and_then(|&slot| members.get_mut(slot)) {
                 Some(member) => member.value = value,
                 None => {
                     slots.insert(key.clone(), members.len());
                     members.push(Member {
-                        key: key.into(),
+                        key,
                         key_span: Span::default(),
                         value,
                     });

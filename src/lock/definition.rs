@@ -9,10 +9,9 @@
 //! fields, `diff`) are parsed from there.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::fingerprint::{FingerprintOptions, ToolDigest, tool_digest};
+use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest, tool_digest};
 use crate::json::canonical::{write_pretty_at, write_pretty_object_filtered};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 
@@ -118,7 +117,7 @@ impl Definition {
     /// Drops what a stored definition hashed to when it is exactly what is stored beside it:
     /// tool `name` with `digest` and `fields` (the common case, and then `lock-integrity` has
     /// nothing to report).
-    pub fn settle(&mut self, name: &str, digest: &str, fields: &BTreeMap<String, String>) {
+    pub fn settle(&mut self, name: &str, digest: &str, fields: &FieldDigests) {
         let Definition::Stored(stored) = self else {
             return;
         };

@@ -21,7 +21,7 @@ pub use definition::{Definition, Hashed, Integrity};
 use crate::byte_size::ByteSize;
 use crate::decode::Decoder;
 use crate::error::Error;
-use crate::fingerprint::{self, Algorithm, FingerprintOptions};
+use crate::fingerprint::{self, Algorithm, FieldDigests, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
 use crate::json::canonical::{Pieces, Pretty, write_pretty_at, write_pretty_pieces};
 use crate::json::{Deferral, Dialect, Limits, Node, Object, Pointer, parse_deferring};
@@ -100,7 +100,7 @@ pub struct Baseline {
 #[derive(Clone, Debug)]
 pub struct LockedTool {
     pub digest: String,
-    pub fields: BTreeMap<String, String>,
+    pub fields: FieldDigests,
     /// The approved definition as hashed (without `_meta` and excluded fields).
     pub definition: Definition,
     /// Who approved this definition and how; `None` in locks written before tools recorded it.
@@ -674,7 +674,7 @@ fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
         .iter_unique()
     {
         fields.insert(
-            member.key.to_string(),
+            member.key.clone(),
             d.string(&member.value, "a field digest")?.to_string(),
         );
     }
