@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::fingerprint::FingerprintOptions;
+use crate::fingerprint::{FingerprintOptions, ToolDigest};
 use crate::lock::{
     ApprovalKind, Baseline, Definition, Lock, LockedServer, LockedTool, Status, ToolApproval,
     tools_digest,
@@ -189,10 +189,7 @@ fn approve_server(
             continue;
         };
         let before = tools.get(&name);
-        let old_digest = old_state
-            .tools
-            .get(name.as_str())
-            .map(|t| t.digest.digest.as_str());
+        let old_digest = old_state.tools.get(name.as_str()).map(|t| t.digest);
         let unchanged = before.is_some_and(|b| Some(b.digest.as_str()) == old_digest);
         let stamp = if unchanged {
             before.and_then(|b| b.approval.clone())
@@ -216,8 +213,9 @@ fn approve_server(
             changed.push(name.clone());
         }
         let locked = LockedTool {
-            digest: current.digest.digest.clone(),
-            fields: current.digest.fields.clone(),
+            digest: current.digest.to_string(),
+            // Only an approval stores field digests, so they are computed here, not by a scan.
+            fields: ToolDigest::of(current.object, options).fields,
             definition: Definition::approved(current.object, options),
             approval: stamp,
         };

@@ -156,20 +156,42 @@ impl Write for WriteRef<'_> {
     }
 }
 
-pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
+/// The tool's digest alone: what drift and shadowing compare. A scan needs no field digests
+/// (drift names changed fields from the trees), so it computes none: only an approval, which
+/// stores them, asks for [`ToolDigest::of`].
+pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> String {
+    with_canonical(tool, options, |bytes, _| {
+        bytes_digest(options.algorithm, bytes)
+    })
+}
+
+impl ToolDigest {
+    /// The tool's digest and its field digests.
+    pub fn of(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
+        let algorithm = options.algorithm;
+        with_canonical(tool, options, |bytes, members| ToolDigest {
+            digest: bytes_digest(algorithm, bytes),
+            fields: field_digests(algorithm, bytes, members),
+        })
+    }
+}
+
+/// Calls `f` with the canonical bytes of the hashed fields of `tool`, and where each member
+/// sits in them.
+fn with_canonical<T>(
+    tool: &Object,
+    options: &FingerprintOptions,
+    f: impl FnOnce(&[u8], &[MemberBytes<'_>]) -> T,
+) -> T {
     thread_local! {
         /// The canonical bytes of the tool being hashed, reused from tool to tool.
         static CANONICAL: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }
-    let algorithm = options.algorithm;
     let keep = |key: &str| options.hashes_field(key);
     CANONICAL.with_borrow_mut(|bytes| {
         bytes.clear();
         let members = write_canonical_members(tool, &keep, bytes);
-        ToolDigest {
-            digest: bytes_digest(algorithm, bytes),
-            fields: field_digests(algorithm, bytes, &members),
-        }
+        f(bytes, &members)
     })
 }
 

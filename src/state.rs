@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use crate::fingerprint::{self, FingerprintOptions, ToolDigest};
+use crate::fingerprint::{self, FingerprintOptions};
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::Object;
 use crate::json::canonical::to_canonical_vec;
@@ -23,7 +23,7 @@ pub struct ServerState<'a> {
 pub struct ToolState<'a> {
     pub tool: &'a ToolRef,
     pub object: &'a Object,
-    pub digest: &'a ToolDigest,
+    pub digest: &'a str,
 }
 
 /// Every tool's digests under one set of options, in [`Inputs::all_tools`] order. Owned (the
@@ -32,7 +32,7 @@ pub struct ToolState<'a> {
 pub struct Fingerprints {
     pub options: FingerprintOptions,
     /// `None` for a tool whose pointer does not lead to an object.
-    digests: Vec<Option<ToolDigest>>,
+    digests: Vec<Option<String>>,
 }
 
 /// Fingerprints every tool of every server, in parallel over tools.
@@ -97,10 +97,7 @@ pub fn server_states<'a>(
     for state in &mut states {
         state.digest = fingerprint::server_digest(
             fingerprints.options.algorithm,
-            state
-                .tools
-                .iter()
-                .map(|(name, t)| (*name, t.digest.digest.as_str())),
+            state.tools.iter().map(|(name, t)| (*name, t.digest)),
         );
     }
     states
@@ -151,7 +148,7 @@ pub fn compare<'s, 'a>(
     for (name, tool) in &state.tools {
         match locked.tools.get(*name) {
             None => deltas.push(ToolDelta::Added(tool)),
-            Some(l) if l.digest != tool.digest.digest => {
+            Some(l) if l.digest != tool.digest => {
                 let fields = match l.definition.node().as_object() {
                     Some(def) => changed_fields(def, tool.object, options),
                     None => vec![],

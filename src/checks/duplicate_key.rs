@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use super::{Check, Context, Draft};
 use crate::finding::{Location, Target};
 use crate::input::Server;
-use crate::json::{Node, Pointer, Value};
+use crate::json::{Member, Node, Pointer, Value};
 use crate::source::SourceId;
 
 pub struct DuplicateJsonKey;
@@ -96,10 +96,17 @@ fn walk<'a>(
 ) {
     match &node.value {
         Value::Object(object) => {
-            for (key, occurrences) in object.duplicate_keys() {
+            let duplicates = object.duplicate_keys();
+            for (key, occurrences) in &duplicates {
                 report(path, key, occurrences.len());
             }
-            for member in object.iter_unique() {
+            // Without duplicates every member is its key's only one: no second look.
+            let members: Box<dyn Iterator<Item = &Member>> = if duplicates.is_empty() {
+                Box::new(object.members.iter())
+            } else {
+                Box::new(object.iter_unique())
+            };
+            for member in members {
                 path.push(Step::Key(&member.key));
                 walk(&member.value, path, report);
                 path.pop();

@@ -77,7 +77,7 @@ impl Check for Shadowing {
                     }
                     let identical = entries
                         .iter()
-                        .all(|e| e.state.digest.digest == entries[0].state.digest.digest);
+                        .all(|e| e.state.digest == entries[0].state.digest);
                     let servers: Vec<&str> = entries.iter().map(|e| e.server).collect();
                     let message = if identical {
                         format!(
@@ -265,15 +265,34 @@ fn words(text: &str) -> Vec<(usize, &str)> {
     if !text.is_ascii() {
         return words_by_chars(text);
     }
-    let is_word = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
-    text.as_bytes()
-        .split(|b| !is_word(b))
-        .filter_map(|w| {
-            let start = w.as_ptr() as usize - text.as_ptr() as usize;
-            // ASCII text splits at character boundaries.
-            word(text, text.get(start..start + w.len())?)
-        })
-        .collect()
+    // A table and an index loop: the closure-per-byte `split` was 4% of a 100k-tool check.
+    const IS_WORD: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
+            b += 1;
+        }
+        table
+    };
+    let bytes = text.as_bytes();
+    let is_word = |i: usize| bytes.get(i).is_some_and(|&b| IS_WORD[usize::from(b)]);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_word(i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while is_word(i) {
+            i += 1;
+        }
+        // ASCII text splits at character boundaries.
+        out.extend(text.get(start..i).and_then(|piece| word(text, piece)));
+    }
+    out
 }
 
 fn words_by_chars(text: &str) -> Vec<(usize, &str)> {

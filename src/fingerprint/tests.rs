@@ -26,13 +26,18 @@ const FIXTURE: &str = r#"{
 
 #[test]
 fn pins_the_digests_of_a_fixture() {
-    let digest = tool_digest(&tool(FIXTURE), &FingerprintOptions::default());
+    let digest = ToolDigest::of(&tool(FIXTURE), &FingerprintOptions::default());
     let canonical = crate::json::canonical::to_canonical_vec(&hashed_definition(
         &tool(FIXTURE),
         &FingerprintOptions::default(),
     ));
     insta::assert_snapshot!(String::from_utf8(canonical).unwrap());
     insta::assert_debug_snapshot!(digest);
+    // What a scan computes is the same digest, without the fields.
+    assert_eq!(
+        tool_digest(&tool(FIXTURE), &FingerprintOptions::default()),
+        digest.digest
+    );
 }
 
 #[test]
@@ -41,17 +46,17 @@ fn sha512_is_labelled_and_longer() {
         algorithm: Algorithm::Sha512,
         ..FingerprintOptions::default()
     };
-    let digest = tool_digest(&tool(FIXTURE), &options).digest;
+    let digest = ToolDigest::of(&tool(FIXTURE), &options).digest;
     assert!(digest.starts_with("sha512:"));
     assert_eq!(digest.len(), "sha512:".len() + 128);
 }
 
 #[test]
 fn meta_and_excluded_fields_do_not_count() {
-    let base = tool_digest(&tool(FIXTURE), &FingerprintOptions::default());
+    let base = ToolDigest::of(&tool(FIXTURE), &FingerprintOptions::default());
     let other_meta = FIXTURE.replace("\"abc\"", "\"xyz\"");
     assert_eq!(
-        tool_digest(&tool(&other_meta), &FingerprintOptions::default()),
+        ToolDigest::of(&tool(&other_meta), &FingerprintOptions::default()),
         base
     );
 
@@ -59,8 +64,8 @@ fn meta_and_excluded_fields_do_not_count() {
         exclude: BTreeSet::from(["annotations".to_string()]),
         ..FingerprintOptions::default()
     };
-    let a = tool_digest(&tool(FIXTURE), &no_annotations);
-    let b = tool_digest(
+    let a = ToolDigest::of(&tool(FIXTURE), &no_annotations);
+    let b = ToolDigest::of(
         &tool(&FIXTURE.replace("\"readOnlyHint\": true", "\"readOnlyHint\": false")),
         &no_annotations,
     );
@@ -71,8 +76,8 @@ fn meta_and_excluded_fields_do_not_count() {
 
 #[test]
 fn field_digests_name_what_changed() {
-    let base = tool_digest(&tool(FIXTURE), &FingerprintOptions::default());
-    let changed = tool_digest(
+    let base = ToolDigest::of(&tool(FIXTURE), &FingerprintOptions::default());
+    let changed = ToolDigest::of(
         &tool(&FIXTURE.replace("at most 50", "at most 51")),
         &FingerprintOptions::default(),
     );
@@ -83,7 +88,7 @@ fn field_digests_name_what_changed() {
         .map(|k| k.as_str())
         .collect();
     assert_eq!(differing, ["description"]);
-    let vendor = tool_digest(
+    let vendor = ToolDigest::of(
         &tool(&FIXTURE.replace("\"tier\": 2", "\"tier\": 3")),
         &FingerprintOptions::default(),
     );
@@ -95,10 +100,13 @@ fn number_spelling_does_not_matter() {
     let a = tool(r#"{"name":"t","inputSchema":{"maximum":1,"minimum":0.5}}"#);
     let b = tool(r#"{"name":"t","inputSchema":{"maximum":1.0e0,"minimum":5E-1}}"#);
     let options = FingerprintOptions::default();
-    assert_eq!(tool_digest(&a, &options), tool_digest(&b, &options));
+    assert_eq!(ToolDigest::of(&a, &options), ToolDigest::of(&b, &options));
     let big = tool(r#"{"name":"t","inputSchema":{"maximum":9007199254740993}}"#);
     let rounded = tool(r#"{"name":"t","inputSchema":{"maximum":9007199254740992}}"#);
-    assert_ne!(tool_digest(&big, &options), tool_digest(&rounded, &options));
+    assert_ne!(
+        ToolDigest::of(&big, &options),
+        ToolDigest::of(&rounded, &options)
+    );
 }
 
 /// A JSON value small enough to shrink well, rich enough to cover every node kind.
@@ -163,7 +171,7 @@ fn tool_with(extra: &serde_json::Value) -> serde_json::Value {
 }
 
 fn digest_of_text(text: &str) -> ToolDigest {
-    tool_digest(&tool(text), &FingerprintOptions::default())
+    ToolDigest::of(&tool(text), &FingerprintOptions::default())
 }
 
 /// Every string in the value, in traversal order.

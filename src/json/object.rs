@@ -76,10 +76,17 @@ impl Object {
         const PAIRWISE_MAX: usize = 16;
         let members = &self.members;
         if members.len() <= PAIRWISE_MAX {
-            return members
+            // Each key is read out of its inline-or-heap form once, not once per comparison:
+            // this look runs for every object of every walk.
+            let mut keys = [""; PAIRWISE_MAX];
+            for (slot, member) in keys.iter_mut().zip(members) {
+                *slot = member.key.as_str();
+            }
+            let keys = keys.get(..members.len()).unwrap_or_default();
+            return keys
                 .iter()
                 .enumerate()
-                .any(|(i, m)| members.iter().skip(i + 1).any(|n| n.key == m.key));
+                .any(|(i, key)| keys.iter().skip(i + 1).any(|other| other == key));
         }
         let mut seen = HashSet::with_capacity(members.len());
         !members.iter().all(|m| seen.insert(m.key.as_str()))

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest, tool_digest};
+use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest};
 use crate::json::canonical::{write_pretty_at, write_pretty_object_filtered};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 
@@ -73,7 +73,7 @@ impl Hashed {
     pub fn of(definition: &Node, options: &FingerprintOptions) -> Option<Hashed> {
         let object = definition.as_object()?;
         Some(Hashed {
-            digest: tool_digest(object, options),
+            digest: ToolDigest::of(object, options),
             name: object.get("name").and_then(Node::as_str).map(str::to_owned),
         })
     }
