@@ -65,7 +65,7 @@ pub struct Deferral {
 
 /// [`parse`], except that each value `deferral` names is only skipped over: it becomes an empty
 /// object whose span covers the value, to parse later with [`parse_value_at`] (in parallel, or
-/// never). The skip only balances brackets outside strings; the later parse validates it.
+/// never). The skip only balances braces outside strings; the later parse validates it.
 pub fn parse_deferring(
     text: &str,
     dialect: Dialect,
@@ -148,32 +148,34 @@ impl<'a> Parser<'a> {
     }
 
     /// The end of the deferred object value at the current position, if member `key` is
-    /// deferred and its value is an object whose brackets balance.
+    /// deferred and its value is an object whose braces balance.
     fn deferred_object_end(&self, key: &str) -> Option<usize> {
         let deferral = self.deferral?;
         if deferral.depth != self.depth || deferral.key != key || self.peek() != Some(b'{') {
             return None;
         }
+        // Only braces are counted: in valid JSON the brace that closes the object is the same
+        // whether brackets are counted or not, and anything else fails the later parse of the
+        // span. Three bytes let memchr jump over the indentation and values between them.
         let mut open = 0usize;
         let mut i = self.pos;
-        while let Some(&b) = self.bytes.get(i) {
-            match b {
+        loop {
+            i += memchr::memchr3(b'"', b'{', b'}', self.bytes.get(i..)?)?;
+            match self.bytes.get(i)? {
                 b'"' => {
                     i = raw_string_end(self.bytes, i)?;
                     continue;
                 }
-                b'{' | b'[' => open += 1,
-                b'}' | b']' => {
+                b'{' => open += 1,
+                _ => {
                     open = open.checked_sub(1)?;
                     if open == 0 {
                         return Some(i + 1);
                     }
                 }
-                _ => {}
             }
             i += 1;
         }
-        None
     }
 
     fn peek(&self) -> Option<u8> {
@@ -867,9 +869,22 @@ mod tests {
         let span = root.get("a").unwrap().get("d").unwrap().span;
         let error = parse_value_at(bad, span, Dialect::Json, &Limits::default()).unwrap_err();
         assert_eq!(error.offset, bad.find("tru").unwrap());
-        // Unbalanced: not deferred, so the whole parse reports it.
-        let open = r#"{"a": {"d": {"x": [1}}"#;
+        // Unbalanced braces: the skip runs to the end of the text, so the whole parse fails.
+        let open = r#"{"a": {"d": {"x": {"y": 1}}"#;
         assert!(parse_deferring(open, Dialect::Json, &Limits::default(), Some(deferral)).is_err());
+        // Brackets are not counted by the skip: a mismatched one is found by the later parse.
+        let mismatched = r#"{"a": {"d": {"x": [1}}}"#;
+        let root = parse_deferring(
+            mismatched,
+            Dialect::Json,
+            &Limits::default(),
+            Some(deferral),
+        )
+        .unwrap();
+        let span = root.get("a").unwrap().get("d").unwrap().span;
+        let error =
+            parse_value_at(mismatched, span, Dialect::Json, &Limits::default()).unwrap_err();
+        assert_eq!(error.offset, mismatched.find("1}").unwrap() + 1);
     }
 
     #[test]
