@@ -214,7 +214,7 @@ impl StringCheck for DisguisedText {
 /// look is one pass without allocation (over bytes, for ASCII text: most of it).
 fn may_fold(text: &str) -> bool {
     if text.is_ascii() {
-        return has_spaced_letters(text.bytes().map(|b| b.is_ascii_alphanumeric()));
+        return has_spaced_ascii_letters(text.as_bytes());
     }
     text.chars().any(|c| ('\u{ff01}'..='\u{ff5e}').contains(&c))
         || has_spaced_letters(text.chars().map(char::is_alphanumeric))
@@ -243,6 +243,49 @@ fn has_spaced_letters(alphanumeric: impl Iterator<Item = bool>) -> bool {
         }
         before = current;
         current = next;
+    }
+    false
+}
+
+/// [`has_spaced_letters`] over ASCII bytes, 64 at a time: a bit mask of the alphanumeric bytes
+/// of each block gives its single letters in three operations, and only those (rare in prose)
+/// are looked at one by one. Every string of every tool goes through here.
+fn has_spaced_ascii_letters(bytes: &[u8]) -> bool {
+    const ALPHANUMERIC: [u64; 256] = {
+        let mut table = [0; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = (b as u8).is_ascii_alphanumeric() as u64;
+            b += 1;
+        }
+        table
+    };
+    let mask_of = |block: &[u8]| {
+        block.iter().enumerate().fold(0u64, |mask, (i, &b)| {
+            mask | (ALPHANUMERIC[usize::from(b)] << i)
+        })
+    };
+    let blocks: Vec<u64> = bytes.chunks(64).map(mask_of).collect();
+    // Positions of the last four single letters, as a ring (see `has_spaced_letters`).
+    let mut singles = [0usize; 4];
+    let mut found = 0usize;
+    for (index, &mask) in blocks.iter().enumerate() {
+        // Bit i's neighbours, across the block edges (outside the text: not alphanumeric).
+        let before = (mask << 1) | blocks.get(index.wrapping_sub(1)).map_or(0, |m| m >> 63);
+        let after = (mask >> 1) | blocks.get(index + 1).map_or(0, |m| (m & 1) << 63);
+        let mut single = mask & !before & !after;
+        while single != 0 {
+            let at = index * 64 + single.trailing_zeros() as usize;
+            single &= single - 1;
+            if let Some(slot) = singles.get_mut(found % 4) {
+                *slot = at;
+            }
+            found += 1;
+            let oldest = singles.get(found % 4).copied().unwrap_or(0);
+            if found >= 4 && at - oldest <= 14 {
+                return true;
+            }
+        }
     }
     false
 }
@@ -516,6 +559,20 @@ mod tests {
             proptest::prop_assert_eq!(
                 long_base64_runs(text.as_bytes()),
                 long_base64_runs_naive(text.as_bytes())
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The block-mask look agrees with the character-by-character one, across block edges.
+        #[test]
+        fn spaced_ascii_letters_agree_with_the_definition(text in "[a-c1 ,.]{0,200}") {
+            proptest::prop_assert_eq!(
+                has_spaced_ascii_letters(text.as_bytes()),
+                has_spaced_letters(text.bytes().map(|b| b.is_ascii_alphanumeric())),
+                "{:?}", text
             );
         }
     }
