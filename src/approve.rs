@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::fingerprint::{FingerprintOptions, ToolDigest};
+use crate::fingerprint::{FingerprintOptions, tool_field_digests};
 use crate::lock::{
     ApprovalKind, Baseline, Definition, Lock, LockedServer, LockedTool, Status, ToolApproval,
     tools_digest,
@@ -215,7 +215,7 @@ fn approve_server(
         let locked = LockedTool {
             digest: current.digest.to_string(),
             // Only an approval stores field digests, so they are computed here, not by a scan.
-            fields: ToolDigest::of(current.object, options).fields,
+            fields: tool_field_digests(current.object, options),
             definition: Definition::approved(current.object, options),
             approval: stamp,
         };

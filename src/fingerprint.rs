@@ -158,10 +158,17 @@ impl Write for WriteRef<'_> {
 
 /// The tool's digest alone: what drift and shadowing compare. A scan needs no field digests
 /// (drift names changed fields from the trees), so it computes none: only an approval, which
-/// stores them, asks for [`ToolDigest::of`].
+/// stores them, asks for [`tool_field_digests`].
 pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> String {
     with_canonical(tool, options, |bytes, _| {
         bytes_digest(options.algorithm, bytes)
+    })
+}
+
+/// The tool's field digests alone: what an approval stores beside the digest it already has.
+pub fn tool_field_digests(tool: &Object, options: &FingerprintOptions) -> FieldDigests {
+    with_canonical(tool, options, |bytes, members| {
+        field_digests(options.algorithm, bytes, members)
     })
 }
 

@@ -33,10 +33,14 @@ fn pins_the_digests_of_a_fixture() {
     ));
     insta::assert_snapshot!(String::from_utf8(canonical).unwrap());
     insta::assert_debug_snapshot!(digest);
-    // What a scan computes is the same digest, without the fields.
+    // What a scan computes is the same digest, and an approval the same fields.
     assert_eq!(
         tool_digest(&tool(FIXTURE), &FingerprintOptions::default()),
         digest.digest
+    );
+    assert_eq!(
+        tool_field_digests(&tool(FIXTURE), &FingerprintOptions::default()),
+        digest.fields
     );
 }
 
