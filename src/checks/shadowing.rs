@@ -99,24 +99,27 @@ impl Check for Shadowing {
                 }),
         );
         let all_entries: Vec<&Entry<'_>> = exact.values().flatten().collect();
-        for (rule, key, what) in [
+        let truncation_candidates = truncation_candidates(&all_entries);
+        for (rule, key, what, entries) in [
             (
                 "tool-name-lookalike",
                 skeleton as fn(&str) -> String,
                 "look alike (case, separators or confusable characters)",
+                all_entries.as_slice(),
             ),
             (
                 "tool-name-renamed-collision",
                 truncated,
                 "become the same name when a client truncates tool names to 64 characters",
+                truncation_candidates.as_slice(),
             ),
         ] {
-            let keys: Vec<String> = all_entries
+            let keys: Vec<String> = entries
                 .par_iter()
                 .map(|entry| key(&entry.state.tool.name))
                 .collect();
             let mut groups: HashMap<&str, Vec<&Entry<'_>>> = HashMap::new();
-            for (key, entry) in keys.iter().zip(&all_entries) {
+            for (key, entry) in keys.iter().zip(entries) {
                 groups.entry(key).or_default().push(entry);
             }
             out.par_extend(
@@ -358,6 +361,26 @@ pub fn skeleton(name: &str) -> String {
     }
     // Two-letter look-alikes last, once every letter is Latin.
     out.replace("rn", "m").replace("vv", "w")
+}
+
+/// The entries truncation can make collide with another name: names longer than the limit,
+/// and names that are the truncation of one. Two names within the limit stay apart, so most
+/// workspaces have none to group.
+fn truncation_candidates<'e, 'a>(entries: &[&'e Entry<'a>]) -> Vec<&'e Entry<'a>> {
+    let is_long = |e: &Entry<'_>| e.state.tool.name.chars().nth(CLIENT_NAME_LIMIT).is_some();
+    let prefixes: HashSet<String> = entries
+        .iter()
+        .filter(|e| is_long(e))
+        .map(|e| truncated(&e.state.tool.name))
+        .collect();
+    if prefixes.is_empty() {
+        return Vec::new();
+    }
+    entries
+        .iter()
+        .filter(|e| is_long(e) || prefixes.contains(e.state.tool.name.as_str()))
+        .copied()
+        .collect()
 }
 
 fn truncated(name: &str) -> String {
