@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::fingerprint::{FingerprintOptions, tool_field_digests};
+use crate::fingerprint::{FingerprintOptions, field_digests, with_canonical};
 use crate::lock::{
     ApprovalKind, Baseline, Definition, Lock, LockedServer, LockedTool, Status, ToolApproval,
     tools_digest,
@@ -212,11 +212,18 @@ fn approve_server(
         if !unchanged {
             changed.push(name.clone());
         }
+        // One canonical pass gives what the lock stores beside the digest: the field digests
+        // (only an approval needs them, so a scan does not compute them) and the definition.
+        let (fields, definition) = with_canonical(current.object, options, |bytes, members| {
+            (
+                field_digests(options.algorithm, bytes, members),
+                Definition::approved(bytes),
+            )
+        });
         let locked = LockedTool {
             digest: current.digest.to_string(),
-            // Only an approval stores field digests, so they are computed here, not by a scan.
-            fields: tool_field_digests(current.object, options),
-            definition: Definition::approved(current.object, options),
+            fields,
+            definition,
             approval: stamp,
         };
         tools.insert(name, locked);

@@ -158,17 +158,10 @@ impl Write for WriteRef<'_> {
 
 /// The tool's digest alone: what drift and shadowing compare. A scan needs no field digests
 /// (drift names changed fields from the trees), so it computes none: only an approval, which
-/// stores them, asks for [`tool_field_digests`].
+/// stores them, asks for them (see `approve`).
 pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> String {
     with_canonical(tool, options, |bytes, _| {
         bytes_digest(options.algorithm, bytes)
-    })
-}
-
-/// The tool's field digests alone: what an approval stores beside the digest it already has.
-pub fn tool_field_digests(tool: &Object, options: &FingerprintOptions) -> FieldDigests {
-    with_canonical(tool, options, |bytes, members| {
-        field_digests(options.algorithm, bytes, members)
     })
 }
 
@@ -185,7 +178,7 @@ impl ToolDigest {
 
 /// Calls `f` with the canonical bytes of the hashed fields of `tool`, and where each member
 /// sits in them.
-fn with_canonical<T>(
+pub fn with_canonical<T>(
     tool: &Object,
     options: &FingerprintOptions,
     f: impl FnOnce(&[u8], &[MemberBytes<'_>]) -> T,

@@ -285,6 +285,49 @@ pub fn write_pretty_at(node: &Node, indent: usize, w: &mut Vec<u8>) {
     let _ = write_pretty(node, indent, w);
 }
 
+/// [`write_pretty_at`]'s bytes from the value's canonical bytes instead of its tree: the
+/// pretty form is the canonical one with a line break and indentation after each opening
+/// bracket and comma and before each closing bracket, and a space after each colon (strings
+/// are copied whole). An approval writes a tool's definition this way from the canonical bytes
+/// it hashes, instead of sorting the tree's keys a second time.
+pub fn write_pretty_from_canonical(canonical: &[u8], indent: usize, w: &mut Vec<u8>) {
+    let mut level = indent;
+    let mut i = 0;
+    while let Some(&b) = canonical.get(i) {
+        match b {
+            b'"' => {
+                let end = super::raw_string_end(canonical, i).unwrap_or(canonical.len());
+                w.extend_from_slice(canonical.get(i..end).unwrap_or_default());
+                i = end;
+                continue;
+            }
+            b'{' | b'[' if matches!(canonical.get(i + 1), Some(b'}' | b']')) => {
+                w.push(b);
+                w.push(canonical.get(i + 1).copied().unwrap_or(b));
+                i += 2;
+                continue;
+            }
+            b'{' | b'[' => {
+                w.push(b);
+                level += 1;
+                newline(w, level);
+            }
+            b'}' | b']' => {
+                level = level.saturating_sub(1);
+                newline(w, level);
+                w.push(b);
+            }
+            b',' => {
+                w.push(b',');
+                newline(w, level);
+            }
+            b':' => w.extend_from_slice(b": "),
+            _ => w.push(b),
+        }
+        i += 1;
+    }
+}
+
 /// A value rendered in parts: bytes from [`write_pretty_at`] at the value's depth, pieces from
 /// [`write_pretty_pieces`] at that depth, or an object of such parts (members in any order).
 pub enum Pretty<'k> {
@@ -377,21 +420,14 @@ fn write_pretty(node: &Node, indent: usize, w: &mut Vec<u8>) -> io::Result<()> {
             newline(w, indent);
             w.push(b']');
         }
-        Value::Object(o) => write_pretty_object_filtered(o, &|_| true, indent, w),
+        Value::Object(o) => write_pretty_object(o, indent, w),
         _ => write_canonical(node, w)?,
     }
     Ok(())
 }
 
-/// [`write_pretty_at`] for an object keeping only the top-level members for which `keep(key)`
-/// is true: a tool as the lock stores it, written without copying the tool first.
-pub fn write_pretty_object_filtered(
-    object: &Object,
-    keep: &dyn Fn(&str) -> bool,
-    indent: usize,
-    w: &mut Vec<u8>,
-) {
-    let members: Vec<(&str, &Node)> = sorted_unique(object, keep)
+fn write_pretty_object(object: &Object, indent: usize, w: &mut Vec<u8>) {
+    let members: Vec<(&str, &Node)> = sorted_unique(object, &|_| true)
         .into_iter()
         .map(|member| (member.key.as_str(), &member.value))
         .collect();

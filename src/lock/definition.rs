@@ -9,11 +9,12 @@
 //! fields, `diff`) are parsed from there.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest};
-use crate::json::canonical::{write_pretty_at, write_pretty_object_filtered};
-use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
+use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
+use crate::json::{Dialect, Limits, Node, Span, parse, parse_value_at};
 
 #[derive(Clone, Debug)]
 pub enum Definition {
@@ -133,17 +134,19 @@ impl Definition {
         }
     }
 
-    /// The approved definition of `tool` as hashed (without `_meta` and excluded fields),
-    /// written as the lockfile will hold it.
-    pub fn approved(tool: &Object, options: &FingerprintOptions) -> Definition {
-        let mut written = Vec::new();
-        write_pretty_object_filtered(
-            tool,
-            &|key| options.hashes_field(key),
-            DEFINITION_INDENT,
-            &mut written,
-        );
-        Definition::Written(Arc::new(written))
+    /// An approved definition from its canonical bytes (the tool as hashed: without `_meta`
+    /// and excluded fields), written as the lockfile will hold it.
+    pub fn approved(canonical: &[u8]) -> Definition {
+        thread_local! {
+            /// Written into, then copied out at its exact length: a lock keeps every new
+            /// definition, and a vector grown to fit keeps up to twice the bytes it holds.
+            static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            scratch.clear();
+            write_pretty_from_canonical(canonical, DEFINITION_INDENT, scratch);
+            Definition::Written(Arc::new(scratch.to_vec()))
+        })
     }
 
     /// The bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`].

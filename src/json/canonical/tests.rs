@@ -253,6 +253,10 @@ fn string_strategy() -> impl Strategy<Value = String> {
         Just('\u{1f600}'),
         Just('\u{fb33}'),
         Just('é'),
+        // Structural characters inside strings, which no re-indenting may touch.
+        Just('{'),
+        Just(','),
+        Just(':'),
     ];
     let c = prop_oneof![3 => proptest::char::range('a', 'e'), 2 => special, 1 => any::<char>()];
     proptest::collection::vec(c, 0..6).prop_map(|cs| cs.into_iter().collect())
@@ -525,6 +529,15 @@ fn large_parts_are_pieces_of_their_own() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn pretty_from_canonical_bytes_is_pretty_from_the_tree(tree in tree_strategy(), indent in 0usize..7) {
+        let mut from_tree = Vec::new();
+        write_pretty_at(&tree, indent, &mut from_tree);
+        let mut from_bytes = Vec::new();
+        write_pretty_from_canonical(&to_canonical_vec(&tree), indent, &mut from_bytes);
+        prop_assert_eq!(String::from_utf8(from_bytes).unwrap(), String::from_utf8(from_tree).unwrap());
+    }
 
     #[test]
     fn rendering_in_parts_gives_the_same_bytes(tree in tree_strategy()) {
