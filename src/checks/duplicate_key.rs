@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use super::{Check, Context, Draft};
 use crate::finding::{Location, Target};
 use crate::input::Server;
-use crate::json::{Member, Node, Pointer, Value};
+use crate::json::{Node, Pointer, Value};
 use crate::source::SourceId;
 
 pub struct DuplicateJsonKey;
@@ -96,17 +96,10 @@ fn walk<'a>(
 ) {
     match &node.value {
         Value::Object(object) => {
-            let duplicates = object.duplicate_keys();
-            for (key, occurrences) in &duplicates {
+            for (key, occurrences) in object.duplicate_keys() {
                 report(path, key, occurrences.len());
             }
-            // Without duplicates every member is its key's only one: no second look.
-            let members: Box<dyn Iterator<Item = &Member>> = if duplicates.is_empty() {
-                Box::new(object.members.iter())
-            } else {
-                Box::new(object.iter_unique())
-            };
-            for member in members {
+            for member in object.iter_unique() {
                 path.push(Step::Key(&member.key));
                 walk(&member.value, path, report);
                 path.pop();
