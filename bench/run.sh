@@ -10,15 +10,18 @@
 # runs; delete that directory to regenerate them.
 #
 # What it does:
-#   1. builds the release binary and the corpus generator (examples/gen_corpus.rs);
+#   1. builds the release binary, the corpus generator (examples/gen_corpus.rs) and the floor
+#      (examples/floor.rs);
 #   2. generates, for each size, 20 tools per server (size/20 servers) with 1% poisoned and 1%
 #      drifted tools, seed 1, into target/bench-corpus/<size>/ (snapshots/ and mcp.lock);
 #   3. measures, median of 3 runs each, with all threads and with RAYON_NUM_THREADS=1:
 #        check  `mcp-scan check snapshots --lock mcp.lock --format sarif --output /dev/null
 #                --fail-on none` (with lock, every rule enabled, SARIF report)
 #        lock   `mcp-scan lock snapshots --lock <fresh temp file>` (no previous lock)
-#        floor  reading and SHA-256-ing every snapshot in parallel
-#               (find -print0 | xargs -0 -P<nproc> sha256sum)
+#        floor  reading and SHA-256-ing every snapshot in parallel over files, with the sha2
+#               crate mcp-scan uses (SHA extensions where the CPU has them): examples/floor.rs
+#        sha256sum  the same with coreutils (find -print0 | xargs -0 -P<nproc> sha256sum),
+#               which uses no SHA extensions: several times slower than `floor`
 #      and prints wall time, tools/s, MB/s (snapshot bytes / wall time), peak RSS
 #      (/usr/bin/time -f %M, the maximum of the 3 runs) and the parallel speed-up;
 #   4. measures `check` on a tiny repository (3 snapshots, 3 tools each) as a pre-commit hook
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --huge) HUGE=1 ;;
         --sizes) SIZES="$2"; shift ;;
-        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -59,8 +62,9 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
 
-cargo build --release --quiet --bin mcp-scan --example gen_corpus
+cargo build --release --quiet --bin mcp-scan --example gen_corpus --example floor
 GEN="$ROOT/target/release/examples/gen_corpus"
+FLOOR="$ROOT/target/release/examples/floor"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -93,14 +97,14 @@ measure() {
 
 row() { # label size bytes wall rss wall1
     local label=$1 size=$2 bytes=$3 wall=$4 rss=$5 wall1=$6
-    printf '| %-6s | %9s | %8.3f | %10.0f | %7.1f | %7.0f | %9.3f | %7.2fx |\n' \
+    printf '| %-9s | %9s | %8.3f | %10.0f | %7.1f | %7.0f | %9.3f | %7.2fx |\n' \
         "$label" "$size" "$wall" "$(echo "$size / $wall" | bc -l)" \
         "$(echo "$bytes / 1000000 / $wall" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
         "$wall1" "$(echo "$wall1 / $wall" | bc -l)"
 }
 
-echo "| what   |     tools | wall (s) |    tools/s |    MB/s | RSS(MB) | 1 thr (s) | speed-up |"
-echo "|--------|----------:|---------:|-----------:|--------:|--------:|----------:|---------:|"
+echo "| what      |     tools | wall (s) |    tools/s |    MB/s | RSS(MB) | 1 thr (s) | speed-up |"
+echo "|-----------|----------:|---------:|-----------:|--------:|--------:|----------:|---------:|"
 for size in $SIZES; do
     dir="$CORPUS/$size"
     servers=$((size / TOOLS_PER_SERVER))
@@ -125,11 +129,15 @@ for size in $SIZES; do
     measure $RUNS env RAYON_NUM_THREADS=1 "${lock[@]}"; w1=$WALL
     row lock "$size" "$bytes" "$w" "$r" "$w1"
 
-    floor=(sh -c 'find "$1" -name "*.json" -print0 | xargs -0 -n 256 -P "$2" sha256sum' _ "$snaps" "$NPROC")
-    measure $RUNS "${floor[@]}"; w=$WALL r=$RSS
-    floor1=(sh -c 'find "$1" -name "*.json" -print0 | xargs -0 -n 256 -P 1 sha256sum' _ "$snaps")
-    measure $RUNS "${floor1[@]}"; w1=$WALL
+    measure $RUNS "$FLOOR" "$snaps"; w=$WALL r=$RSS
+    measure $RUNS env RAYON_NUM_THREADS=1 "$FLOOR" "$snaps"; w1=$WALL
     row floor "$size" "$bytes" "$w" "$r" "$w1"
+
+    coreutils=(sh -c 'find "$1" -name "*.json" -print0 | xargs -0 -n 256 -P "$2" sha256sum' _ "$snaps" "$NPROC")
+    measure $RUNS "${coreutils[@]}"; w=$WALL r=$RSS
+    coreutils1=(sh -c 'find "$1" -name "*.json" -print0 | xargs -0 -n 256 -P 1 sha256sum' _ "$snaps")
+    measure $RUNS "${coreutils1[@]}"; w1=$WALL
+    row sha256sum "$size" "$bytes" "$w" "$r" "$w1"
 done
 
 # A pre-commit hook's view: a repository with 3 small snapshots and their lock.
