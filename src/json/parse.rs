@@ -215,10 +215,23 @@ impl<'a> Parser<'a> {
     fn skip_ws(&mut self) -> Result<(), ParseError> {
         loop {
             match self.peek() {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
+                Some(b' ' | b'\t' | b'\n' | b'\r') => {
+                    self.pos += 1;
+                    self.skip_spaces();
+                }
                 Some(b'/') if self.dialect == Dialect::Jsonc => self.skip_comment()?,
                 _ => return Ok(()),
             }
+        }
+    }
+
+    /// Skips runs of spaces eight at a time: the indentation of pretty-printed JSON (what
+    /// servers' recordings and the lockfile are) was a few percent of a scan's instructions
+    /// one byte at a time.
+    fn skip_spaces(&mut self) {
+        const SPACES: [u8; 8] = [b' '; 8];
+        while self.bytes.get(self.pos..self.pos + 8) == Some(SPACES.as_slice()) {
+            self.pos += 8;
         }
     }
 
