@@ -212,14 +212,22 @@ fn approve_server(
         if !unchanged {
             changed.push(name.clone());
         }
-        // One canonical pass gives what the lock stores beside the digest: the field digests
-        // (only an approval needs them, so a scan does not compute them) and the definition.
-        let (fields, definition) = with_canonical(current.object, options, |bytes, members| {
-            (
-                field_digests(options.algorithm, bytes, members),
-                Definition::approved(bytes),
-            )
-        });
+        // What the lock stores beside the digest: the field digests (only an approval needs
+        // them, so a scan does not compute them) and the definition. From the pass that took
+        // the digest when the states were fingerprinted for an approval, else from a pass of
+        // their own.
+        let taken = current
+            .approvable
+            .and_then(|cell| cell.lock().ok().and_then(|mut cell| cell.take()));
+        let (fields, definition) = match taken {
+            Some(approvable) => (approvable.fields, approvable.definition),
+            None => with_canonical(current.object, options, |bytes, members| {
+                (
+                    field_digests(options.algorithm, bytes, members),
+                    Definition::approved(bytes),
+                )
+            }),
+        };
         let locked = LockedTool {
             digest: current.digest.to_string(),
             fields,
@@ -270,4 +278,53 @@ fn captured_at(state: &ServerState<'_>, approval: &Approval<'_>) -> String {
         .captured_at
         .clone()
         .unwrap_or_else(|| approval.now.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::input::from_text;
+    use crate::json::Limits;
+    use crate::state::{fingerprint_all, fingerprint_for_approval, server_states};
+
+    /// What approving stores is the same whether it comes from the pass that took each
+    /// digest (`lock` approving everything) or from a pass of the approval's own (a selection).
+    #[test]
+    fn approvals_from_the_fingerprint_pass_match_their_own_pass() {
+        let text = r#"{"tools": [
+            {"name": "b", "description": "Second.", "inputSchema": {"type": "object"},
+             "annotations": {"readOnlyHint": true}, "x-extra": [1, "two"]},
+            {"name": "a", "title": "A", "description": "First \u00e9.",
+             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+        ]}"#;
+        let inputs = from_text(
+            Path::new("t.json"),
+            text.to_string(),
+            "s",
+            &Limits::default(),
+        )
+        .unwrap();
+        let options = FingerprintOptions::default();
+        let approval = Approval {
+            who: "test",
+            now: "2026-01-01T00:00:00Z",
+            only: None,
+            auto_approve_new: true,
+        };
+        let lock_from = |fingerprints| {
+            let states = server_states(&inputs, fingerprints);
+            approve(None, &states, &states, &options, &approval)
+                .unwrap()
+                .render()
+        };
+        let prepared = fingerprint_for_approval(&inputs, &options);
+        let separate = fingerprint_all(&inputs, &options);
+        let rendered = lock_from(&prepared);
+        assert_eq!(rendered, lock_from(&separate));
+        assert!(rendered.contains("\"x-extra\""), "{rendered}");
+        // Taken once: approving again from the same fingerprints computes its own.
+        assert_eq!(lock_from(&prepared), rendered);
+    }
 }

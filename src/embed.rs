@@ -42,7 +42,7 @@ use crate::lock::Lock;
 use crate::rules::Catalogue;
 use crate::scan::{Report, ScanOptions, scan_loaded};
 use crate::source::SourceFile;
-use crate::state::{fingerprint_all, server_states};
+use crate::state::{fingerprint_for_approval, server_states};
 
 /// The name findings give the lock when it was handed over in memory.
 const LOCK_LABEL: &str = "mcp.lock";
@@ -114,7 +114,7 @@ pub fn lock_tools_list(
         &Limits::default(),
     )?;
     let options = Config::default().fingerprint_options();
-    let fingerprints = fingerprint_all(&inputs, &options);
+    let fingerprints = fingerprint_for_approval(&inputs, &options);
     let states = server_states(&inputs, &fingerprints);
     let approval = Approval {
         who,

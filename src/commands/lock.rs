@@ -23,7 +23,7 @@ use crate::render::count;
 use crate::render::paint::Paint;
 use crate::scan::{load_inputs, load_lock};
 use crate::source::display_path;
-use crate::state::{fingerprint_all, server_states};
+use crate::state::{fingerprint_all, fingerprint_for_approval, server_states};
 
 pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     // Checked first: a CI job must fail fast rather than wait for an answer nobody can give.
@@ -133,15 +133,20 @@ fn approved(
     now: &str,
 ) -> Result<Lock, Vec<Error>> {
     let options = env.config.fingerprint_options();
-    let fingerprints = fingerprint_all(&inputs, &options);
+    let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
+    let only = (!selection.is_empty()).then_some(&selection);
+    // Approving every tool: what each stores comes from the pass that takes its digest. A
+    // selection approves a few, each in a pass of its own.
+    let fingerprints = match only {
+        None => fingerprint_for_approval(&inputs, &options),
+        Some(_) => fingerprint_all(&inputs, &options),
+    };
     let states = server_states(&inputs, &fingerprints);
     let old_options = old.map_or(&options, |l| &l.fingerprint);
     let old_fingerprints = (*old_options != options).then(|| fingerprint_all(&inputs, old_options));
     let old_states = old_fingerprints
         .as_ref()
         .map(|fingerprints| server_states(&inputs, fingerprints));
-    let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
-    let only = (!selection.is_empty()).then_some(&selection);
     let approval = Approval {
         who,
         now,
