@@ -10,7 +10,7 @@
 //! Prints the number of files, their bytes and one digest over all of theirs (so the work
 //! cannot be skipped); exits 2 when a file cannot be read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rayon::prelude::*;
@@ -21,45 +21,43 @@ fn main() -> ExitCode {
         eprintln!("usage: floor DIRECTORY");
         return ExitCode::from(2);
     };
+    match floor(&dir) {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("floor: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Reads and hashes every `.json` file under `dir`; what was hashed, as one line.
+fn floor(dir: &Path) -> Result<String, String> {
     let mut files: Vec<PathBuf> = Vec::new();
-    for entry in walkdir::WalkDir::new(&dir) {
-        match entry {
-            Ok(entry) if entry.file_type().is_file() => {
-                if entry.path().extension().is_some_and(|e| e == "json") {
-                    files.push(entry.into_path());
-                }
-            }
-            Ok(_) => {}
-            Err(e) => {
-                eprintln!("floor: {e}");
-                return ExitCode::from(2);
-            }
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "json") {
+            files.push(entry.into_path());
         }
     }
     files.sort();
-    let hashed: Result<Vec<(usize, [u8; 32])>, String> = files
+    let hashed: Vec<(usize, [u8; 32])> = files
         .par_iter()
         .map(|path| {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok((bytes.len(), Sha256::digest(&bytes).into()))
         })
-        .collect();
-    let hashed = match hashed {
-        Ok(hashed) => hashed,
-        Err(e) => {
-            eprintln!("floor: {e}");
-            return ExitCode::from(2);
-        }
-    };
+        .collect::<Result<_, String>>()?;
     let mut all = Sha256::new();
     for (_, digest) in &hashed {
         all.update(digest);
     }
     let bytes: usize = hashed.iter().map(|(len, _)| len).sum();
     let digest: String = all.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    println!(
+    Ok(format!(
         "{} files, {bytes} bytes, sha256 of digests {digest}",
         hashed.len()
-    );
-    ExitCode::SUCCESS
+    ))
 }

@@ -11,12 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::fingerprint::{FingerprintOptions, field_digests, with_canonical};
+use crate::fingerprint::{FingerprintOptions, with_canonical};
 use crate::lock::{
-    ApprovalKind, Baseline, Definition, Lock, LockedServer, LockedTool, Status, ToolApproval,
-    tools_digest,
+    ApprovalKind, Baseline, Lock, LockedServer, LockedTool, Status, ToolApproval, tools_digest,
 };
-use crate::state::ServerState;
+use crate::state::{Approvable, ServerState};
 
 pub struct Approval<'a> {
     pub who: &'a str,
@@ -219,15 +218,11 @@ fn approve_server(
         let taken = current
             .approvable
             .and_then(|cell| cell.lock().ok().and_then(|mut cell| cell.take()));
-        let (fields, definition) = match taken {
-            Some(approvable) => (approvable.fields, approvable.definition),
-            None => with_canonical(current.object, options, |bytes, members| {
-                (
-                    field_digests(options.algorithm, bytes, members),
-                    Definition::approved(bytes),
-                )
-            }),
-        };
+        let Approvable { fields, definition } = taken.unwrap_or_else(|| {
+            with_canonical(current.object, options, |bytes, members| {
+                Approvable::of(options.algorithm, bytes, members)
+            })
+        });
         let locked = LockedTool {
             digest: current.digest.to_string(),
             fields,

@@ -8,10 +8,12 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use crate::fingerprint::{self, FieldDigests, FingerprintOptions, bytes_digest, with_canonical};
+use crate::fingerprint::{
+    self, Algorithm, FieldDigests, FingerprintOptions, bytes_digest, with_canonical,
+};
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::Object;
-use crate::json::canonical::to_canonical_vec;
+use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::lock::{Definition, LockedServer, LockedTool};
 
 pub struct ServerState<'a> {
@@ -36,6 +38,17 @@ pub struct ToolState<'a> {
 pub struct Approvable {
     pub fields: FieldDigests,
     pub definition: Definition,
+}
+
+impl Approvable {
+    /// From a tool's canonical bytes and where each member sits in them (see
+    /// [`with_canonical`]).
+    pub fn of(algorithm: Algorithm, canonical: &[u8], members: &[MemberBytes<'_>]) -> Approvable {
+        Approvable {
+            fields: fingerprint::field_digests(algorithm, canonical, members),
+            definition: Definition::approved(canonical),
+        }
+    }
 }
 
 /// Every tool's digests under one set of options, in [`Inputs::all_tools`] order. Owned (the
@@ -79,13 +92,9 @@ pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -
                 return (None, Mutex::new(None));
             };
             with_canonical(object, options, |bytes, members| {
-                let approvable = Approvable {
-                    fields: fingerprint::field_digests(algorithm, bytes, members),
-                    definition: Definition::approved(bytes),
-                };
                 (
                     Some(bytes_digest(algorithm, bytes)),
-                    Mutex::new(Some(approvable)),
+                    Mutex::new(Some(Approvable::of(algorithm, bytes, members))),
                 )
             })
         })
