@@ -33,7 +33,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::{Anchored, MatchKind, dfa::DFA};
 use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
@@ -343,11 +345,11 @@ pub struct LiteralGate {
     /// Quick to build (2–3 ms, on the second core while the run reads its inputs): runs the
     /// first strings of every scan. `None` if it could not be built: every gated pattern is
     /// then a candidate (slower, same findings).
-    nfa: Background<Option<AhoCorasick>>,
+    nfa: Background<Option<NFA>>,
     /// About twice as fast to run and ten milliseconds to build: built once a scan has run
     /// [`DFA_AFTER_BYTES`] through the NFA (by the thread that crosses the mark, while the
     /// others go on with the NFA), so a small scan never pays for it; `None` if it failed.
-    dfa: OnceLock<Option<AhoCorasick>>,
+    dfa: OnceLock<Option<DFA>>,
     /// Bytes run through the NFA so far.
     scanned: AtomicUsize,
     /// Every literal, numbered as the automata number them.
@@ -363,14 +365,40 @@ pub struct LiteralGate {
 /// See [`LiteralGate::dfa`]: the NFA takes about 6 ms per MB of text and the DFA 4 ms.
 const DFA_AFTER_BYTES: usize = 4 << 20;
 
-fn automaton(literals: &[Vec<u8>], kind: AhoCorasickKind) -> Result<AhoCorasick, String> {
-    AhoCorasickBuilder::new()
+// Both automata find every literal, even inside or across another (see `candidates`): their
+// match states list each literal that ends there, which `literals_in` walks.
+fn nfa(literals: &[Vec<u8>]) -> Option<NFA> {
+    NFA::builder()
         .ascii_case_insensitive(true)
-        // Every literal found, even inside or across another: see `candidates`.
         .match_kind(MatchKind::Standard)
-        .kind(Some(kind))
         .build(literals)
-        .map_err(|e| e.to_string())
+        .ok()
+}
+
+fn dfa(literals: &[Vec<u8>]) -> Option<DFA> {
+    DFA::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .build(literals)
+        .ok()
+}
+
+/// Every literal that ends somewhere in `haystack` (some more than once), walking the
+/// automaton a byte at a time. Strings hold about one literal per ten bytes, and the
+/// iterator of overlapping matches spent a quarter of its time starting over after each.
+fn literals_in(automaton: &impl Automaton, haystack: &[u8]) -> Option<Vec<usize>> {
+    let mut state = automaton.start_state(Anchored::No).ok()?;
+    let mut found = Vec::new();
+    for &byte in haystack {
+        state = automaton.next_state(Anchored::No, state, byte);
+        if automaton.is_special(state) && automaton.is_match(state) {
+            found.extend(
+                (0..automaton.match_len(state))
+                    .map(|i| automaton.match_pattern(state, i).as_usize()),
+            );
+        }
+    }
+    Some(found)
 }
 
 impl LiteralGate {
@@ -400,9 +428,7 @@ impl LiteralGate {
         let literals = Arc::new(literals);
         let nfa = {
             let literals = Arc::clone(&literals);
-            Background::spawn("rule-literals", move || {
-                automaton(&literals, AhoCorasickKind::ContiguousNFA).ok()
-            })
+            Background::spawn("rule-literals", move || nfa(&literals))
         };
         LiteralGate {
             nfa,
@@ -415,29 +441,33 @@ impl LiteralGate {
         }
     }
 
-    fn nfa(&self) -> Option<&AhoCorasick> {
-        self.nfa
-            .get(|| automaton(&self.literals, AhoCorasickKind::ContiguousNFA).ok())
-            .as_ref()
+    fn nfa(&self) -> Option<&NFA> {
+        self.nfa.get(|| nfa(&self.literals)).as_ref()
     }
 
-    /// The automaton for the next `len` bytes (see [`LiteralGate::dfa`]); `None` when none
-    /// could be built.
-    fn automaton_for(&self, len: usize) -> Option<&AhoCorasick> {
-        let dfa = match self.dfa.get() {
+    /// The DFA, once the scan has run [`DFA_AFTER_BYTES`] through the NFA (counting the next
+    /// `len` bytes).
+    fn dfa_for(&self, len: usize) -> Option<&DFA> {
+        match self.dfa.get() {
             Some(built) => built.as_ref(),
             None => {
                 let before = self.scanned.fetch_add(len, Ordering::Relaxed);
                 if before < DFA_AFTER_BYTES && before.saturating_add(len) >= DFA_AFTER_BYTES {
-                    self.dfa
-                        .get_or_init(|| automaton(&self.literals, AhoCorasickKind::DFA).ok())
-                        .as_ref()
+                    self.dfa.get_or_init(|| dfa(&self.literals)).as_ref()
                 } else {
                     None
                 }
             }
-        };
-        dfa.or_else(|| self.nfa())
+        }
+    }
+
+    /// Every literal in `haystack`, by whichever automaton is ready; `None` when none could be
+    /// built.
+    fn literals_in(&self, haystack: &[u8]) -> Option<Vec<usize>> {
+        match self.dfa_for(haystack.len()) {
+            Some(dfa) => literals_in(dfa, haystack),
+            None => literals_in(self.nfa()?, haystack),
+        }
     }
 
     /// Whether pattern `i` has clauses (else the gate says nothing about it).
@@ -447,21 +477,17 @@ impl LiteralGate {
 
     /// The gated patterns whose every clause has a literal in `haystack`, ascending.
     pub fn candidates(&self, haystack: &[u8]) -> Vec<usize> {
-        match self.automaton_for(haystack.len()) {
-            Some(automaton) => self.candidates_by(automaton, haystack),
+        match self.literals_in(haystack) {
+            Some(literals) => self.candidates_among(literals),
             None => (0..self.clause_counts.len())
                 .filter(|&pattern| self.gates(pattern))
                 .collect(),
         }
     }
 
-    fn candidates_by(&self, automaton: &AhoCorasick, haystack: &[u8]) -> Vec<usize> {
-        // Overlapping: a literal inside another one (or overlapping it) is found too. Most
-        // strings hold none of the literals, so nothing is allocated until one is found.
-        let mut literals: Vec<usize> = automaton
-            .find_overlapping_iter(haystack)
-            .map(|found| found.pattern().as_usize())
-            .collect();
+    /// The gated patterns whose every clause has one of `literals` (found in a string).
+    fn candidates_among(&self, mut literals: Vec<usize>) -> Vec<usize> {
+        // Most strings hold none of the literals: nothing more is allocated then.
         if literals.is_empty() {
             return literals;
         }
@@ -565,7 +591,7 @@ mod tests {
             .collect();
         let patterns: Vec<&String> = rules.iter().flat_map(|r| &r.patterns).collect();
         let gate = LiteralGate::new(&patterns.iter().map(|p| clauses(p)).collect::<Vec<_>>());
-        let dfa = automaton(&gate.literals, AhoCorasickKind::DFA).unwrap();
+        let (nfa, dfa) = (gate.nfa().unwrap(), dfa(&gate.literals).unwrap());
         let mut checked = 0;
         for rule in rules {
             let examples = rule.examples.as_ref().unwrap();
@@ -583,8 +609,12 @@ mod tests {
                     ];
                     for text in variants.iter().filter(|t| regex.is_match(t)) {
                         checked += 1;
-                        for automaton in [gate.nfa().unwrap(), &dfa] {
-                            let passed = gate.candidates_by(automaton, text.as_bytes());
+                        let found = [
+                            literals_in(nfa, text.as_bytes()),
+                            literals_in(&dfa, text.as_bytes()),
+                        ];
+                        for literals in found {
+                            let passed = gate.candidates_among(literals.unwrap());
                             assert!(
                                 !gate.gates(i) || passed.contains(&i),
                                 "{}: {pattern} on {text:?}",
@@ -625,5 +655,18 @@ mod tests {
         assert_eq!(gate.candidates(b"ignoreprevious \t     x"), [0, 1]);
         assert_eq!(gate.candidates(b"ignore previous     x"), [0]);
         assert_eq!(gate.candidates(b""), Vec::<usize>::new());
+    }
+
+    /// Literals that end at the same byte (one a suffix of the other) are all found, by both
+    /// automata.
+    #[test]
+    fn finds_every_literal_that_ends_at_a_byte() {
+        let gate = LiteralGate::new(&[clauses(r"previous"), clauses(r"vious\s+stuff")]);
+        let haystack = b"Previous stuff";
+        let nfa = literals_in(gate.nfa().unwrap(), haystack).unwrap();
+        let dfa = literals_in(&dfa(&gate.literals).unwrap(), haystack).unwrap();
+        for found in [nfa, dfa] {
+            assert_eq!(gate.candidates_among(found), [0, 1]);
+        }
     }
 }
