@@ -365,8 +365,9 @@ pub struct LiteralGate {
 /// See [`LiteralGate::dfa`]: the NFA takes about 6 ms per MB of text and the DFA 4 ms.
 const DFA_AFTER_BYTES: usize = 4 << 20;
 
-// Both automata find every literal, even inside or across another (see `candidates`): their
-// match states list each literal that ends there, which `literals_in` walks.
+// Both automata list at each match state every literal that ends there (`Standard` semantics),
+// which `literals_in` walks: a clause's literal may sit inside or across another's, and must be
+// found all the same. Their builders share no trait, hence two functions.
 fn nfa(literals: &[Vec<u8>]) -> Option<NFA> {
     NFA::builder()
         .ascii_case_insensitive(true)
