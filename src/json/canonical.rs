@@ -138,14 +138,15 @@ fn sorted_unique<'o>(obj: &'o Object, keep: &dyn Fn(&str) -> bool) -> Vec<&'o Me
     // Stable sort keeps equal keys in source order, so the last of each run
     // is the last occurrence.
     members.sort_by(|a, b| compare_keys(&a.key, &b.key));
-    let mut unique: Vec<&Member> = Vec::with_capacity(members.len());
-    for member in members {
-        match unique.last_mut() {
-            Some(last) if last.key == member.key => *last = member,
-            _ => unique.push(member),
+    // In place: of a run of equal keys the first slot is kept, holding the last occurrence.
+    members.dedup_by(|later, kept| {
+        let same = later.key == kept.key;
+        if same {
+            std::mem::swap(later, kept);
         }
-    }
-    unique
+        same
+    });
+    members
 }
 
 fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {
