@@ -265,14 +265,18 @@ fn has_spaced_ascii_letters(bytes: &[u8]) -> bool {
             mask | (ALPHANUMERIC[usize::from(b)] << i)
         })
     };
-    let blocks: Vec<u64> = bytes.chunks(64).map(mask_of).collect();
+    // Each block with its neighbours' masks, computed as the walk goes: nothing is allocated.
+    let mut blocks = bytes.chunks(64).map(mask_of).peekable();
+    let mut previous = 0u64;
     // Positions of the last four single letters, as a ring (see `has_spaced_letters`).
     let mut singles = [0usize; 4];
     let mut found = 0usize;
-    for (index, &mask) in blocks.iter().enumerate() {
+    let mut index = 0usize;
+    while let Some(mask) = blocks.next() {
         // Bit i's neighbours, across the block edges (outside the text: not alphanumeric).
-        let before = (mask << 1) | blocks.get(index.wrapping_sub(1)).map_or(0, |m| m >> 63);
-        let after = (mask >> 1) | blocks.get(index + 1).map_or(0, |m| (m & 1) << 63);
+        let next = blocks.peek().copied().unwrap_or(0);
+        let before = (mask << 1) | (previous >> 63);
+        let after = (mask >> 1) | ((next & 1) << 63);
         let mut single = mask & !before & !after;
         while single != 0 {
             let at = index * 64 + single.trailing_zeros() as usize;
@@ -286,6 +290,8 @@ fn has_spaced_ascii_letters(bytes: &[u8]) -> bool {
                 return true;
             }
         }
+        previous = mask;
+        index += 1;
     }
     false
 }
