@@ -30,6 +30,7 @@
 //! Dropping a clause, or never finding one, only widens the prefilter. A pattern with no clause
 //! at all (`[A-Za-z0-9+/]{40,}`) is not gated here; the lazy DFA of the later stage runs it.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -355,18 +356,86 @@ pub struct LiteralGate {
     /// Every literal, numbered as the automata number them.
     literals: Arc<Vec<Vec<u8>>>,
     /// The clauses each literal is in.
-    literal_clauses: Vec<Vec<usize>>,
+    literal_clauses: LiteralClauses,
     /// The pattern of each clause.
     clause_patterns: Vec<usize>,
-    /// How many clauses each pattern has (0: not gated).
-    clause_counts: Vec<usize>,
+    /// Each pattern's clauses (empty: not gated). Clauses are numbered pattern by pattern.
+    pattern_clauses: Vec<Range<usize>>,
+}
+
+/// The clauses each literal is in: a bitset of `words` words per literal, bit `c` for clause
+/// `c`, laid end to end so that marking a literal's clauses is a few ORs over one cache line.
+#[derive(Debug)]
+struct LiteralClauses {
+    words: usize,
+    masks: Vec<u64>,
+}
+
+impl LiteralClauses {
+    /// From each literal's clauses, given the number of clauses.
+    fn new(owners: &[Vec<usize>], clauses: usize) -> LiteralClauses {
+        let words = clauses.div_ceil(64);
+        let mut masks = vec![0; owners.len() * words];
+        for (literal, owners) in owners.iter().enumerate() {
+            for clause in owners {
+                if let Some(word) = masks.get_mut(literal * words + clause / 64) {
+                    *word |= 1 << (clause % 64);
+                }
+            }
+        }
+        LiteralClauses { words, masks }
+    }
+
+    fn of(&self, literal: usize) -> &[u64] {
+        let start = literal * self.words;
+        self.masks.get(start..start + self.words).unwrap_or(&[])
+    }
+}
+
+/// The clauses a string has a literal of, bit `c` for clause `c`: ORing in each literal's
+/// clauses as it is found is cheaper than collecting the literals (one every ten bytes or so of
+/// prose), then sorting them, deduplicating them and mapping them to clauses. Empty until the
+/// first literal: most strings have none.
+#[derive(Debug, Default)]
+struct ClauseHits(Vec<u64>);
+
+impl ClauseHits {
+    fn mark(&mut self, clauses: &[u64]) {
+        if self.0.is_empty() {
+            self.0.extend_from_slice(clauses);
+        } else {
+            for (word, bits) in self.0.iter_mut().zip(clauses) {
+                *word |= bits;
+            }
+        }
+    }
+
+    fn contains(&self, clause: usize) -> bool {
+        self.0
+            .get(clause / 64)
+            .is_some_and(|word| word & (1 << (clause % 64)) != 0)
+    }
+
+    /// The clauses marked, ascending.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    i * 64 + bit
+                })
+            })
+        })
+    }
 }
 
 /// See [`LiteralGate::dfa`]: the NFA takes about 6 ms per MB of text and the DFA 4 ms.
 const DFA_AFTER_BYTES: usize = 4 << 20;
 
 // Both automata list at each match state every literal that ends there (`Standard` semantics),
-// which `literals_in` walks: a clause's literal may sit inside or across another's, and must be
+// which `each_literal_in` walks: a clause's literal may sit inside or across another's, and must be
 // found all the same. Their builders share no trait, hence two functions.
 fn nfa(literals: &[Vec<u8>]) -> Option<NFA> {
     NFA::builder()
@@ -384,22 +453,24 @@ fn dfa(literals: &[Vec<u8>]) -> Option<DFA> {
         .ok()
 }
 
-/// Every literal that ends somewhere in `haystack` (some more than once), walking the
-/// automaton a byte at a time. Strings hold about one literal per ten bytes, and the
+/// Calls `found` with every literal that ends somewhere in `haystack` (some more than once),
+/// walking the automaton a byte at a time. Strings hold about one literal per ten bytes, and the
 /// iterator of overlapping matches spent a quarter of its time starting over after each.
-fn literals_in(automaton: &impl Automaton, haystack: &[u8]) -> Option<Vec<usize>> {
+fn each_literal_in(
+    automaton: &impl Automaton,
+    haystack: &[u8],
+    mut found: impl FnMut(usize),
+) -> Option<()> {
     let mut state = automaton.start_state(Anchored::No).ok()?;
-    let mut found = Vec::new();
     for &byte in haystack {
         state = automaton.next_state(Anchored::No, state, byte);
         if automaton.is_special(state) && automaton.is_match(state) {
-            found.extend(
-                (0..automaton.match_len(state))
-                    .map(|i| automaton.match_pattern(state, i).as_usize()),
-            );
+            for i in 0..automaton.match_len(state) {
+                found(automaton.match_pattern(state, i).as_usize());
+            }
         }
     }
-    Some(found)
+    Some(())
 }
 
 impl LiteralGate {
@@ -409,7 +480,9 @@ impl LiteralGate {
         let mut literal_ids: std::collections::HashMap<&[u8], usize> = Default::default();
         let mut literal_clauses: Vec<Vec<usize>> = Vec::new();
         let mut clause_patterns = Vec::new();
+        let mut pattern_clauses = Vec::new();
         for (pattern, clauses) in patterns.iter().enumerate() {
+            let first = clause_patterns.len();
             for clause in clauses {
                 let id = clause_patterns.len();
                 clause_patterns.push(pattern);
@@ -425,7 +498,9 @@ impl LiteralGate {
                     }
                 }
             }
+            pattern_clauses.push(first..clause_patterns.len());
         }
+        let literal_clauses = LiteralClauses::new(&literal_clauses, clause_patterns.len());
         let literals = Arc::new(literals);
         let nfa = {
             let literals = Arc::clone(&literals);
@@ -438,7 +513,7 @@ impl LiteralGate {
             literals,
             literal_clauses,
             clause_patterns,
-            clause_counts: patterns.iter().map(Vec::len).collect(),
+            pattern_clauses,
         }
     }
 
@@ -462,59 +537,51 @@ impl LiteralGate {
         }
     }
 
-    /// Every literal in `haystack`, by whichever automaton is ready; `None` when none could be
-    /// built.
-    fn literals_in(&self, haystack: &[u8]) -> Option<Vec<usize>> {
+    /// The clauses with a literal in `haystack`, by whichever automaton is ready; `None` when
+    /// none could be built.
+    fn clauses_in(&self, haystack: &[u8]) -> Option<ClauseHits> {
         match self.dfa_for(haystack.len()) {
-            Some(dfa) => literals_in(dfa, haystack),
-            None => literals_in(self.nfa()?, haystack),
+            Some(dfa) => self.clauses_by(dfa, haystack),
+            None => self.clauses_by(self.nfa()?, haystack),
         }
+    }
+
+    fn clauses_by(&self, automaton: &impl Automaton, haystack: &[u8]) -> Option<ClauseHits> {
+        let mut hits = ClauseHits::default();
+        each_literal_in(automaton, haystack, |literal| {
+            hits.mark(self.literal_clauses.of(literal));
+        })?;
+        Some(hits)
     }
 
     /// Whether pattern `i` has clauses (else the gate says nothing about it).
     pub fn gates(&self, pattern: usize) -> bool {
-        self.clause_counts.get(pattern).is_some_and(|&n| n > 0)
+        self.pattern_clauses
+            .get(pattern)
+            .is_some_and(|clauses| !clauses.is_empty())
     }
 
     /// The gated patterns whose every clause has a literal in `haystack`, ascending.
     pub fn candidates(&self, haystack: &[u8]) -> Vec<usize> {
-        match self.literals_in(haystack) {
-            Some(literals) => self.candidates_among(literals),
-            None => (0..self.clause_counts.len())
+        match self.clauses_in(haystack) {
+            Some(hits) => self.candidates_among(&hits),
+            None => (0..self.pattern_clauses.len())
                 .filter(|&pattern| self.gates(pattern))
                 .collect(),
         }
     }
 
-    /// The gated patterns whose every clause has one of `literals` (found in a string).
-    fn candidates_among(&self, mut literals: Vec<usize>) -> Vec<usize> {
-        // Most strings hold none of the literals: nothing more is allocated then.
-        if literals.is_empty() {
-            return literals;
-        }
-        literals.sort_unstable();
-        literals.dedup();
-        let mut clauses: Vec<usize> = literals
-            .iter()
-            .filter_map(|&literal| self.literal_clauses.get(literal))
-            .flatten()
-            .copied()
-            .collect();
-        clauses.sort_unstable();
-        clauses.dedup();
-        // Clauses are numbered pattern by pattern, so each pattern's hit clauses are a run.
-        let mut candidates = Vec::new();
-        for run in
-            clauses.chunk_by(|a, b| self.clause_patterns.get(*a) == self.clause_patterns.get(*b))
-        {
-            if let Some(&first) = run.first()
-                && let Some(&pattern) = self.clause_patterns.get(first)
-                && self.clause_counts.get(pattern) == Some(&run.len())
-            {
-                candidates.push(pattern);
-            }
-        }
-        candidates
+    /// The gated patterns whose every clause is in `hits`, ascending (clauses are numbered
+    /// pattern by pattern, so a pattern is looked at from its first clause).
+    fn candidates_among(&self, hits: &ClauseHits) -> Vec<usize> {
+        hits.iter()
+            .filter_map(|clause| {
+                let pattern = *self.clause_patterns.get(clause)?;
+                let clauses = self.pattern_clauses.get(pattern)?;
+                (clauses.start == clause && clauses.clone().all(|c| hits.contains(c)))
+                    .then_some(pattern)
+            })
+            .collect()
     }
 }
 
@@ -611,11 +678,11 @@ mod tests {
                     for text in variants.iter().filter(|t| regex.is_match(t)) {
                         checked += 1;
                         let found = [
-                            literals_in(nfa, text.as_bytes()),
-                            literals_in(&dfa, text.as_bytes()),
+                            gate.clauses_by(nfa, text.as_bytes()),
+                            gate.clauses_by(&dfa, text.as_bytes()),
                         ];
-                        for literals in found {
-                            let passed = gate.candidates_among(literals.unwrap());
+                        for hits in found {
+                            let passed = gate.candidates_among(&hits.unwrap());
                             assert!(
                                 !gate.gates(i) || passed.contains(&i),
                                 "{}: {pattern} on {text:?}",
@@ -664,10 +731,12 @@ mod tests {
     fn finds_every_literal_that_ends_at_a_byte() {
         let gate = LiteralGate::new(&[clauses(r"previous"), clauses(r"vious\s+stuff")]);
         let haystack = b"Previous stuff";
-        let nfa = literals_in(gate.nfa().unwrap(), haystack).unwrap();
-        let dfa = literals_in(&dfa(&gate.literals).unwrap(), haystack).unwrap();
-        for found in [nfa, dfa] {
-            assert_eq!(gate.candidates_among(found), [0, 1]);
+        let nfa = gate.clauses_by(gate.nfa().unwrap(), haystack).unwrap();
+        let dfa = gate
+            .clauses_by(&dfa(&gate.literals).unwrap(), haystack)
+            .unwrap();
+        for hits in [nfa, dfa] {
+            assert_eq!(gate.candidates_among(&hits), [0, 1]);
         }
     }
 }
