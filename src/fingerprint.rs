@@ -101,42 +101,83 @@ impl<D: Digest> Write for HashWriter<D> {
     }
 }
 
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
 /// `algorithm:hex`, in one allocation: a run writes several of these for each tool.
 fn written(algorithm: Algorithm, hash: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let name = algorithm.as_str();
     let mut out = String::with_capacity(name.len() + 1 + hash.len() * 2);
     out.push_str(name);
     out.push(':');
     for b in hash {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b & 0xf)]));
     }
     out
 }
 
-/// Hashes whatever `write` feeds it. Writing into a hasher cannot fail, so the io::Result is moot.
-fn digest_with(
+/// Whether `stored` is exactly what [`written`] makes of `hash`, without writing it: verifying
+/// a lock compares six digests for each of its tools.
+fn is_written(algorithm: Algorithm, hash: &[u8], stored: &str) -> bool {
+    let Some(hex) = stored
+        .strip_prefix(algorithm.as_str())
+        .and_then(|rest| rest.strip_prefix(':'))
+    else {
+        return false;
+    };
+    hex.len() == hash.len() * 2
+        && hash
+            .iter()
+            .zip(hex.as_bytes().chunks_exact(2))
+            .all(|(b, pair)| {
+                pair == [
+                    HEX_DIGITS[usize::from(b >> 4)],
+                    HEX_DIGITS[usize::from(b & 0xf)],
+                ]
+            })
+}
+
+/// Hashes whatever `write` feeds it and hands the hash to `done`. Writing into a hasher cannot
+/// fail, so the io::Result is moot.
+fn hash_with<T>(
     algorithm: Algorithm,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> String {
+    done: impl FnOnce(&[u8]) -> T,
+) -> T {
     match algorithm {
         Algorithm::Sha256 => {
             let mut w = HashWriter(Sha256::new());
             let _ = write(&mut w);
-            written(algorithm, &w.0.finalize())
+            done(&w.0.finalize())
         }
         Algorithm::Sha512 => {
             let mut w = HashWriter(Sha512::new());
             let _ = write(&mut w);
-            written(algorithm, &w.0.finalize())
+            done(&w.0.finalize())
         }
     }
+}
+
+/// The digest of whatever `write` feeds the hasher, written `algorithm:hex`.
+fn digest_with(
+    algorithm: Algorithm,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> String {
+    hash_with(algorithm, write, |hash| written(algorithm, hash))
 }
 
 /// The digest of raw bytes (a pinned prompt file), in the same `algorithm:hex` form.
 pub fn bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> String {
     digest_with(algorithm, |w| w.write_all(bytes))
+}
+
+/// Whether the digest of `bytes` is `stored`, without writing it.
+pub fn bytes_digest_is(algorithm: Algorithm, bytes: &[u8], stored: &str) -> bool {
+    hash_with(
+        algorithm,
+        |w| w.write_all(bytes),
+        |hash| is_written(algorithm, hash, stored),
+    )
 }
 
 pub fn node_digest(algorithm: Algorithm, node: &Node) -> String {
@@ -195,42 +236,76 @@ pub fn with_canonical<T>(
     })
 }
 
-/// The field digests of a tool from its canonical bytes and where each member sits in them:
-/// a member's value bytes are that value's canonical bytes, and the other members, in order,
-/// make the canonical object `rest` hashes.
+/// The field digests of a tool from its canonical bytes and where each member sits in them.
 pub fn field_digests(
     algorithm: Algorithm,
     canonical: &[u8],
     members: &[MemberBytes<'_>],
 ) -> FieldDigests {
-    let slice = |range: &Range<usize>| canonical.get(range.clone()).unwrap_or_default();
     let mut fields = BTreeMap::new();
+    each_field_hash(algorithm, canonical, members, |field, hash| {
+        fields.insert(CompactString::const_new(field), written(algorithm, hash));
+        true
+    });
+    fields
+}
+
+/// Whether the field digests of a tool (from its canonical bytes and where each member sits in
+/// them) are exactly `stored`, a lock's `fields` object, without writing them.
+pub fn field_digests_are(
+    algorithm: Algorithm,
+    canonical: &[u8],
+    members: &[MemberBytes<'_>],
+    stored: &Object,
+) -> bool {
+    let mut count = 0;
+    let all_equal = each_field_hash(algorithm, canonical, members, |field, hash| {
+        count += 1;
+        stored
+            .get(field)
+            .and_then(Node::as_str)
+            .is_some_and(|digest| is_written(algorithm, hash, digest))
+    });
+    all_equal && count == stored.iter_unique().count()
+}
+
+/// Calls `found` with the hash of each field digest, in [`FIELDS`] order then `rest`, while it
+/// returns true; whether it always did. A member's value bytes are that value's canonical
+/// bytes, and the other members, in order, make the canonical object `rest` hashes.
+fn each_field_hash(
+    algorithm: Algorithm,
+    canonical: &[u8],
+    members: &[MemberBytes<'_>],
+    mut found: impl FnMut(&'static str, &[u8]) -> bool,
+) -> bool {
+    let slice = |range: &Range<usize>| canonical.get(range.clone()).unwrap_or_default();
     for field in FIELDS {
         if let Some(member) = members.iter().find(|m| m.key == field) {
-            fields.insert(
-                CompactString::const_new(field),
-                bytes_digest(algorithm, slice(&member.value)),
-            );
+            let value = slice(&member.value);
+            if !hash_with(algorithm, |w| w.write_all(value), |hash| found(field, hash)) {
+                return false;
+            }
         }
     }
     let rest: Vec<_> = members
         .iter()
         .filter(|m| !FIELDS.contains(&m.key))
         .collect();
-    if !rest.is_empty() {
-        let digest = digest_with(algorithm, |w| {
-            w.write_all(b"{")?;
-            for (i, member) in rest.iter().enumerate() {
-                if i > 0 {
-                    w.write_all(b",")?;
+    rest.is_empty()
+        || hash_with(
+            algorithm,
+            |w| {
+                w.write_all(b"{")?;
+                for (i, member) in rest.iter().enumerate() {
+                    if i > 0 {
+                        w.write_all(b",")?;
+                    }
+                    w.write_all(slice(&member.member))?;
                 }
-                w.write_all(slice(&member.member))?;
-            }
-            w.write_all(b"}")
-        });
-        fields.insert(CompactString::const_new(REST), digest);
-    }
-    fields
+                w.write_all(b"}")
+            },
+            |hash| found(REST, hash),
+        )
 }
 
 /// The tool as it is hashed and stored in the lock: every field but the excluded ones.

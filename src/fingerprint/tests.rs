@@ -252,3 +252,23 @@ proptest! {
         prop_assert_ne!(before.digest, after.digest);
     }
 }
+
+/// Comparing a hash with a stored digest says what writing it and comparing the strings would.
+#[test]
+fn comparing_a_digest_agrees_with_writing_it() {
+    let hash = [0x0f, 0xa0, 0x5b];
+    let exact = written(Algorithm::Sha256, &hash);
+    assert_eq!(exact, "sha256:0fa05b");
+    assert!(is_written(Algorithm::Sha256, &hash, &exact));
+    for other in [
+        exact.to_uppercase(),
+        "sha512:0fa05b".to_string(),
+        "sha256:0fa05".to_string(),
+        "sha256:0fa05b0".to_string(),
+        "sha256:0fa05c".to_string(),
+        "sha2560fa05b".to_string(),
+        String::new(),
+    ] {
+        assert!(!is_written(Algorithm::Sha256, &hash, &other), "{other}");
+    }
+}

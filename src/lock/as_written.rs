@@ -5,29 +5,32 @@
 //! gives back the canonical bytes its digest was computed from. When those bytes hash to the
 //! stored digest they *are* those canonical bytes (the hash is collision-resistant): so the text
 //! is valid JSON (whitespace was dropped only where JSON allows it), its canonical form is
-//! itself, and every digest `lock-integrity` compares is the hash of a slice of it. Anything
+//! itself, and every digest `lock-integrity` compares is the hash of a slice of it: each is
+//! compared with the one stored beside it as it is hashed, and none is kept unless one
+//! differs. Anything
 //! else (a definition edited or written by other means, a digest that does not match, an
 //! excluded field, a stored name that differs) is parsed and hashed as a tree instead, which
 //! validates it and says what is wrong.
 
-use super::definition::Hashed;
-use crate::fingerprint::{FingerprintOptions, ToolDigest, bytes_digest, field_digests};
+use super::definition::{Beside, Hashed, Verified};
+use crate::fingerprint::{
+    FingerprintOptions, ToolDigest, bytes_digest_is, field_digests, field_digests_are,
+};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::{Node, raw_string_end};
 
-/// The digests of the definition `raw` (its text in the lockfile) of tool `tool`, when its
-/// text is as mcp-scan writes it and hashes to `stored_digest`; `None` otherwise.
-pub fn hashed_from_text(
+/// What the definition `raw` (its text in the lockfile) of tool `tool` hashes to, when its text
+/// is as mcp-scan writes it and hashes to the digest stored `beside` it; `None` otherwise.
+pub fn verified_from_text(
     raw: &[u8],
     tool: &str,
-    stored_digest: &str,
+    beside: &Beside<'_>,
     options: &FingerprintOptions,
     max_depth: usize,
-) -> Option<Hashed> {
+) -> Option<Verified> {
     let canonical = compact(raw, max_depth)?;
     let algorithm = options.algorithm;
-    let digest = bytes_digest(algorithm, &canonical);
-    if digest != stored_digest {
+    if !bytes_digest_is(algorithm, &canonical, beside.digest) {
         return None;
     }
     let members = top_level_members(&canonical)?;
@@ -42,13 +45,19 @@ pub fn hashed_from_text(
     if name != Some(to_canonical_vec(&Node::string(tool)).as_slice()) {
         return None;
     }
-    Some(Hashed {
+    if beside
+        .fields
+        .is_some_and(|stored| field_digests_are(algorithm, &canonical, &members, stored))
+    {
+        return Some(Verified::AsStored);
+    }
+    Some(Verified::Hashed(Some(Hashed {
         digest: ToolDigest {
             fields: field_digests(algorithm, &canonical, &members),
-            digest,
+            digest: beside.digest.to_string(),
         },
         name: Some(tool.to_string()),
-    })
+    })))
 }
 
 /// `raw` without the whitespace next to a structural character (`{}[],:`) outside strings:
@@ -143,15 +152,22 @@ fn top_level_members(text: &[u8]) -> Option<Vec<MemberBytes<'_>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fingerprint::bytes_digest;
     use crate::json::canonical::write_pretty_at;
-    use crate::json::{Dialect, Limits, parse};
+    use crate::json::{Dialect, Limits, Object, parse};
 
     fn tree(text: &str) -> Node {
         parse(text, Dialect::Json, &Limits::default()).unwrap()
     }
 
+    /// The lock's `fields` object for `fields`.
+    fn fields_object(fields: &crate::fingerprint::FieldDigests) -> Object {
+        Object::from_pairs(fields.iter().map(|(k, v)| (k.clone(), Node::string(v))))
+    }
+
     /// Written as the lock writes it (pretty, five levels deep), the text gives the digests
-    /// of the tree.
+    /// of the tree: nothing is kept when the field digests stored beside it are exactly those,
+    /// and all of them are otherwise.
     #[test]
     fn agrees_with_hashing_the_tree() {
         let options = FingerprintOptions::default();
@@ -165,8 +181,32 @@ mod tests {
             let mut written = Vec::new();
             write_pretty_at(&node, 5, &mut written);
             let want = Hashed::of(&node, &options).unwrap();
-            let got = hashed_from_text(&written, "t", &want.digest.digest, &options, 250);
-            assert_eq!(got.as_ref(), Some(&want), "{text}");
+            let same = fields_object(&want.digest.fields);
+            let mut other = want.digest.fields.clone();
+            let first = other.keys().next().unwrap().clone();
+            other.insert(first, "sha256:00".into());
+            let mut extra = want.digest.fields.clone();
+            extra.insert("outputSchema".into(), "sha256:00".into());
+            let (other, extra) = (fields_object(&other), fields_object(&extra));
+            for (fields, as_stored) in [
+                (Some(&same), true),
+                (None, false),
+                (Some(&other), false),
+                (Some(&extra), false),
+            ] {
+                let beside = Beside {
+                    digest: &want.digest.digest,
+                    fields,
+                };
+                match verified_from_text(&written, "t", &beside, &options, 250) {
+                    Some(Verified::AsStored) => assert!(as_stored, "{text}"),
+                    Some(Verified::Hashed(got)) => {
+                        assert!(!as_stored, "{text}");
+                        assert_eq!(got.as_ref(), Some(&want), "{text}");
+                    }
+                    None => panic!("not taken: {text}"),
+                }
+            }
         }
     }
 
@@ -176,7 +216,11 @@ mod tests {
         let digest_of = |bytes: &str| bytes_digest(options.algorithm, bytes.as_bytes());
         let tree_digest = |text: &str| Hashed::of(&tree(text), &options).unwrap().digest.digest;
         let taken = |text: &str, tool: &str, digest: &str, depth: usize| {
-            hashed_from_text(text.as_bytes(), tool, digest, &options, depth).is_some()
+            let beside = Beside {
+                digest,
+                fields: None,
+            };
+            verified_from_text(text.as_bytes(), tool, &beside, &options, depth).is_some()
         };
         let good = r#"{"description":"d","name":"t"}"#;
         let digest = tree_digest(good);

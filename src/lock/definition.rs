@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest};
 use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
-use crate::json::{Dialect, Limits, Node, Span, parse, parse_value_at};
+use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 
 #[derive(Clone, Debug)]
 pub enum Definition {
@@ -43,7 +43,7 @@ pub struct Stored {
 
 /// What hashing a stored definition found.
 #[derive(Debug)]
-enum Verified {
+pub(super) enum Verified {
     /// Exactly the name, digest and field digests stored beside it (see
     /// [`Definition::settle`]): nothing more to keep, which is most of a large lock's memory
     /// for `lock-integrity`.
@@ -60,6 +60,14 @@ pub enum Integrity<'a> {
     Hashed(Cow<'a, Hashed>),
     /// Not an object: nothing to compare.
     NotAnObject,
+}
+
+/// The digests a lockfile stores beside a definition (its tool's `digest` and `fields`).
+#[derive(Clone, Copy, Debug)]
+pub struct Beside<'a> {
+    pub digest: &'a str,
+    /// `None` when not an object (the lock's decoding says so).
+    pub fields: Option<&'a Object>,
 }
 
 /// What `lock-integrity` compares with the stored digests.
@@ -82,36 +90,36 @@ impl Hashed {
 
 impl Definition {
     /// The definition of tool `tool` at `span` of `text`, hashed with the lock's `options`:
-    /// from the text itself when it is as mcp-scan writes it and matches `stored_digest` (see
-    /// `lock::as_written`), else parsed and hashed as a tree; the parse error (with its
-    /// offset in `text`) when it is not valid JSON.
+    /// from the text itself when it is as mcp-scan writes it and matches the digest stored
+    /// `beside` it (see `lock::as_written`), else parsed and hashed as a tree; the parse error
+    /// (with its offset in `text`) when it is not valid JSON.
     pub fn stored(
         text: &Arc<String>,
         span: Span,
         limits: Limits,
         options: &FingerprintOptions,
         tool: &str,
-        stored_digest: Option<&str>,
+        beside: Option<Beside<'_>>,
     ) -> Result<Definition, crate::json::ParseError> {
         let raw = text
             .as_bytes()
             .get(span.start..span.end)
             .unwrap_or_default();
-        let as_written = stored_digest.and_then(|digest| {
-            super::as_written::hashed_from_text(raw, tool, digest, options, limits.max_depth)
+        let as_written = beside.and_then(|beside| {
+            super::as_written::verified_from_text(raw, tool, &beside, options, limits.max_depth)
         });
-        let hashed = match as_written {
-            Some(hashed) => Some(hashed),
-            None => Hashed::of(
+        let verified = match as_written {
+            Some(verified) => verified,
+            None => Verified::Hashed(Hashed::of(
                 &parse_value_at(text, span, Dialect::Json, &limits)?,
                 options,
-            ),
+            )),
         };
         Ok(Definition::Stored(Arc::new(Stored {
             text: Arc::clone(text),
             span,
             limits,
-            verified: Verified::Hashed(hashed),
+            verified,
         })))
     }
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
-use definition::DEFINITION_INDENT;
+use definition::{Beside, DEFINITION_INDENT};
 pub use definition::{Definition, Hashed, Integrity};
 
 use crate::byte_size::ByteSize;
@@ -520,19 +520,26 @@ fn read_definitions<'r>(
         };
         for tool in &tools.members {
             if let Some(definition) = tool.value.get("definition") {
-                let digest = tool.value.get("digest").and_then(Node::as_str);
+                let beside = tool
+                    .value
+                    .get("digest")
+                    .and_then(Node::as_str)
+                    .map(|digest| Beside {
+                        digest,
+                        fields: tool.value.get("fields").and_then(Node::as_object),
+                    });
                 spans.push((
                     (server.key.as_str(), tool.key.as_str()),
                     definition.span,
-                    digest,
+                    beside,
                 ));
             }
         }
     }
     let parsed: Vec<_> = spans
         .into_par_iter()
-        .map(|(key, span, digest)| {
-            let definition = Definition::stored(text, span, inside, options, key.1, digest);
+        .map(|(key, span, beside)| {
+            let definition = Definition::stored(text, span, inside, options, key.1, beside);
             (key, definition)
         })
         .collect();
