@@ -36,11 +36,12 @@ use std::sync::{Arc, OnceLock};
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::nfa::contiguous::NFA;
-use aho_corasick::{Anchored, MatchKind, dfa::DFA};
+use aho_corasick::{Anchored, MatchKind};
 use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
 use super::background::Background;
+use super::dense_dfa::DenseDfa;
 
 /// The largest class expanded into literals (after ASCII case is folded away).
 const MAX_CLASS: usize = 4;
@@ -347,10 +348,11 @@ pub struct LiteralGate {
     /// first strings of every scan. `None` if it could not be built: every gated pattern is
     /// then a candidate (slower, same findings).
     nfa: Background<Option<NFA>>,
-    /// About twice as fast to run and ten milliseconds to build: built once a scan has run
-    /// [`DFA_AFTER_BYTES`] through the NFA (by the thread that crosses the mark, while the
-    /// others go on with the NFA), so a small scan never pays for it; `None` if it failed.
-    dfa: OnceLock<Option<DFA>>,
+    /// The NFA unrolled into a table: about three times as fast to run and ten milliseconds
+    /// to build, so built once a scan has run [`DFA_AFTER_BYTES`] through the NFA (by the
+    /// thread that crosses the mark, while the others go on with the NFA): a small scan never
+    /// pays for it. `None` if it could not be built.
+    dense: OnceLock<Option<DenseGate>>,
     /// Bytes run through the NFA so far.
     scanned: AtomicUsize,
     /// Every literal, numbered as the automata number them.
@@ -390,6 +392,63 @@ impl LiteralClauses {
         let start = literal * self.words;
         self.masks.get(start..start + self.words).unwrap_or(&[])
     }
+
+    /// The clauses of each group of literals: the union of its literals'.
+    fn of_groups<'g>(&self, groups: impl Iterator<Item = &'g [usize]>) -> LiteralClauses {
+        let mut masks = Vec::new();
+        for group in groups {
+            let start = masks.len();
+            masks.resize(start + self.words, 0);
+            for &literal in group {
+                for (word, bits) in masks.iter_mut().skip(start).zip(self.of(literal)) {
+                    *word |= bits;
+                }
+            }
+        }
+        LiteralClauses {
+            words: self.words,
+            masks,
+        }
+    }
+}
+
+/// The dense table of the gate's literals, and the clauses each of its match sets is in.
+#[derive(Debug)]
+struct DenseGate {
+    dfa: DenseDfa,
+    set_clauses: LiteralClauses,
+}
+
+impl DenseGate {
+    fn new(nfa: &NFA, literals: &[Vec<u8>], literal_clauses: &LiteralClauses) -> Option<DenseGate> {
+        let dfa = DenseDfa::new(nfa, literals)?;
+        let set_clauses =
+            literal_clauses.of_groups((0..=dfa.match_sets()).map(|set| dfa.patterns_of(set)));
+        Some(DenseGate { dfa, set_clauses })
+    }
+
+    fn clauses_in(&self, haystack: &[u8]) -> ClauseHits {
+        // On the stack for up to 2047 match sets (the built-in rules have 1261): the gate runs
+        // once per string, most strings are short, and an allocation costs as much as
+        // walking a few dozen bytes.
+        let words = (self.dfa.match_sets() + 1).div_ceil(64);
+        let mut on_stack = [0u64; 32];
+        let mut on_heap = Vec::new();
+        let seen = match on_stack.get_mut(..words) {
+            Some(seen) => seen,
+            None => {
+                on_heap.resize(words, 0);
+                &mut on_heap
+            }
+        };
+        self.dfa.walk(haystack, seen);
+        let mut hits = ClauseHits::default();
+        // Set 0 (no literal ends here) has no clauses.
+        for set in set_bits(seen).skip_while(|&set| set == 0) {
+            hits.mark(self.set_clauses.of(set));
+        }
+        hits
+    }
 }
 
 /// The clauses a string has a literal of, bit `c` for clause `c`: ORing in each literal's
@@ -418,35 +477,32 @@ impl ClauseHits {
 
     /// The clauses marked, ascending.
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &word)| {
-            let mut rest = word;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let bit = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    i * 64 + bit
-                })
-            })
-        })
+        set_bits(&self.0)
     }
 }
 
-/// See [`LiteralGate::dfa`]: the NFA takes about 6 ms per MB of text and the DFA 4 ms.
-const DFA_AFTER_BYTES: usize = 4 << 20;
-
-// Both automata list at each match state every literal that ends there (`Standard` semantics),
-// which `each_literal_in` walks: a clause's literal may sit inside or across another's, and must be
-// found all the same. Their builders share no trait, hence two functions.
-fn nfa(literals: &[Vec<u8>]) -> Option<NFA> {
-    NFA::builder()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .build(literals)
-        .ok()
+/// The numbers of the bits set in `words` (bit `i % 64` of word `i / 64`), ascending.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(i, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                i * 64 + bit
+            })
+        })
+    })
 }
 
-fn dfa(literals: &[Vec<u8>]) -> Option<DFA> {
-    DFA::builder()
+/// See [`LiteralGate::dense`]: the NFA takes about 6 ms per MB of text and the table 2 ms.
+const DFA_AFTER_BYTES: usize = 4 << 20;
+
+// The NFA lists at each match state every literal that ends there (`Standard` semantics),
+// which `each_literal_in` walks and the dense table copies: a clause's literal may sit inside or
+// across another's, and must be found all the same.
+fn nfa(literals: &[Vec<u8>]) -> Option<NFA> {
+    NFA::builder()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
         .build(literals)
@@ -508,7 +564,7 @@ impl LiteralGate {
         };
         LiteralGate {
             nfa,
-            dfa: OnceLock::new(),
+            dense: OnceLock::new(),
             scanned: AtomicUsize::new(0),
             literals,
             literal_clauses,
@@ -521,15 +577,21 @@ impl LiteralGate {
         self.nfa.get(|| nfa(&self.literals)).as_ref()
     }
 
-    /// The DFA, once the scan has run [`DFA_AFTER_BYTES`] through the NFA (counting the next
-    /// `len` bytes).
-    fn dfa_for(&self, len: usize) -> Option<&DFA> {
-        match self.dfa.get() {
+    fn dense(&self) -> Option<&DenseGate> {
+        self.dense
+            .get_or_init(|| DenseGate::new(self.nfa()?, &self.literals, &self.literal_clauses))
+            .as_ref()
+    }
+
+    /// The dense table, once the scan has run [`DFA_AFTER_BYTES`] through the NFA (counting
+    /// the next `len` bytes).
+    fn dense_for(&self, len: usize) -> Option<&DenseGate> {
+        match self.dense.get() {
             Some(built) => built.as_ref(),
             None => {
                 let before = self.scanned.fetch_add(len, Ordering::Relaxed);
                 if before < DFA_AFTER_BYTES && before.saturating_add(len) >= DFA_AFTER_BYTES {
-                    self.dfa.get_or_init(|| dfa(&self.literals)).as_ref()
+                    self.dense()
                 } else {
                     None
                 }
@@ -540,8 +602,8 @@ impl LiteralGate {
     /// The clauses with a literal in `haystack`, by whichever automaton is ready; `None` when
     /// none could be built.
     fn clauses_in(&self, haystack: &[u8]) -> Option<ClauseHits> {
-        match self.dfa_for(haystack.len()) {
-            Some(dfa) => self.clauses_by(dfa, haystack),
+        match self.dense_for(haystack.len()) {
+            Some(dense) => Some(dense.clauses_in(haystack)),
             None => self.clauses_by(self.nfa()?, haystack),
         }
     }
@@ -659,7 +721,7 @@ mod tests {
             .collect();
         let patterns: Vec<&String> = rules.iter().flat_map(|r| &r.patterns).collect();
         let gate = LiteralGate::new(&patterns.iter().map(|p| clauses(p)).collect::<Vec<_>>());
-        let (nfa, dfa) = (gate.nfa().unwrap(), dfa(&gate.literals).unwrap());
+        let (nfa, dense) = (gate.nfa().unwrap(), gate.dense().unwrap());
         let mut checked = 0;
         for rule in rules {
             let examples = rule.examples.as_ref().unwrap();
@@ -678,11 +740,11 @@ mod tests {
                     for text in variants.iter().filter(|t| regex.is_match(t)) {
                         checked += 1;
                         let found = [
-                            gate.clauses_by(nfa, text.as_bytes()),
-                            gate.clauses_by(&dfa, text.as_bytes()),
+                            gate.clauses_by(nfa, text.as_bytes()).unwrap(),
+                            dense.clauses_in(text.as_bytes()),
                         ];
                         for hits in found {
-                            let passed = gate.candidates_among(&hits.unwrap());
+                            let passed = gate.candidates_among(&hits);
                             assert!(
                                 !gate.gates(i) || passed.contains(&i),
                                 "{}: {pattern} on {text:?}",
@@ -696,14 +758,15 @@ mod tests {
         assert!(checked > 100, "only {checked} matches checked");
     }
 
-    /// Past [`DFA_AFTER_BYTES`] the gate builds and runs its DFA, with the same answers.
+    /// Past [`DFA_AFTER_BYTES`] the gate builds and runs its dense table, with the same
+    /// answers.
     #[test]
-    fn the_dfa_takes_over_with_the_same_answers() {
+    fn the_dense_table_takes_over_with_the_same_answers() {
         let gate = LiteralGate::new(&[clauses(r"ignore\s+previous")]);
         let filler = "x".repeat(DFA_AFTER_BYTES);
-        assert!(gate.dfa.get().is_none());
+        assert!(gate.dense.get().is_none());
         assert_eq!(gate.candidates(filler.as_bytes()), Vec::<usize>::new());
-        assert!(gate.dfa.get().is_some_and(Option::is_some));
+        assert!(gate.dense.get().is_some_and(Option::is_some));
         assert_eq!(gate.candidates(b"Ignore PREVIOUS"), [0]);
         assert_eq!(gate.candidates(b"ignore"), Vec::<usize>::new());
     }
@@ -725,17 +788,15 @@ mod tests {
         assert_eq!(gate.candidates(b""), Vec::<usize>::new());
     }
 
-    /// Literals that end at the same byte (one a suffix of the other) are all found, by both
-    /// automata.
+    /// Literals that end at the same byte (one a suffix of the other) are all found, by the
+    /// NFA and the dense table.
     #[test]
     fn finds_every_literal_that_ends_at_a_byte() {
         let gate = LiteralGate::new(&[clauses(r"previous"), clauses(r"vious\s+stuff")]);
         let haystack = b"Previous stuff";
         let nfa = gate.clauses_by(gate.nfa().unwrap(), haystack).unwrap();
-        let dfa = gate
-            .clauses_by(&dfa(&gate.literals).unwrap(), haystack)
-            .unwrap();
-        for hits in [nfa, dfa] {
+        let dense = gate.dense().unwrap().clauses_in(haystack);
+        for hits in [nfa, dense] {
             assert_eq!(gate.candidates_among(&hits), [0, 1]);
         }
     }
