@@ -349,7 +349,7 @@ pub struct LiteralGate {
     /// then a candidate (slower, same findings).
     nfa: Background<Option<NFA>>,
     /// The NFA unrolled into a table: about three times as fast to run and ten milliseconds
-    /// to build, so built once a scan has run [`DFA_AFTER_BYTES`] through the NFA (by the
+    /// to build, so built once a scan has run [`DENSE_AFTER_BYTES`] through the NFA (by the
     /// thread that crosses the mark, while the others go on with the NFA): a small scan never
     /// pays for it. `None` if it could not be built.
     dense: OnceLock<Option<DenseGate>>,
@@ -496,7 +496,7 @@ fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// See [`LiteralGate::dense`]: the NFA takes about 6 ms per MB of text and the table 2 ms.
-const DFA_AFTER_BYTES: usize = 4 << 20;
+const DENSE_AFTER_BYTES: usize = 4 << 20;
 
 // The NFA lists at each match state every literal that ends there (`Standard` semantics),
 // which `each_literal_in` walks and the dense table copies: a clause's literal may sit inside or
@@ -583,14 +583,14 @@ impl LiteralGate {
             .as_ref()
     }
 
-    /// The dense table, once the scan has run [`DFA_AFTER_BYTES`] through the NFA (counting
+    /// The dense table, once the scan has run [`DENSE_AFTER_BYTES`] through the NFA (counting
     /// the next `len` bytes).
     fn dense_for(&self, len: usize) -> Option<&DenseGate> {
         match self.dense.get() {
             Some(built) => built.as_ref(),
             None => {
                 let before = self.scanned.fetch_add(len, Ordering::Relaxed);
-                if before < DFA_AFTER_BYTES && before.saturating_add(len) >= DFA_AFTER_BYTES {
+                if before < DENSE_AFTER_BYTES && before.saturating_add(len) >= DENSE_AFTER_BYTES {
                     self.dense()
                 } else {
                     None
@@ -758,12 +758,12 @@ mod tests {
         assert!(checked > 100, "only {checked} matches checked");
     }
 
-    /// Past [`DFA_AFTER_BYTES`] the gate builds and runs its dense table, with the same
+    /// Past [`DENSE_AFTER_BYTES`] the gate builds and runs its dense table, with the same
     /// answers.
     #[test]
     fn the_dense_table_takes_over_with_the_same_answers() {
         let gate = LiteralGate::new(&[clauses(r"ignore\s+previous")]);
-        let filler = "x".repeat(DFA_AFTER_BYTES);
+        let filler = "x".repeat(DENSE_AFTER_BYTES);
         assert!(gate.dense.get().is_none());
         assert_eq!(gate.candidates(filler.as_bytes()), Vec::<usize>::new());
         assert!(gate.dense.get().is_some_and(Option::is_some));
