@@ -6,10 +6,9 @@
 //! stored digest they *are* those canonical bytes (the hash is collision-resistant): so the text
 //! is valid JSON (whitespace was dropped only where JSON allows it), its canonical form is
 //! itself, and every digest `lock-integrity` compares is the hash of a slice of it: each is
-//! compared with the one stored beside it as it is hashed, and none is kept unless one
-//! differs. Anything
-//! else (a definition edited or written by other means, a digest that does not match, an
-//! excluded field, a stored name that differs) is parsed and hashed as a tree instead, which
+//! compared with the one stored beside it as it is hashed, and none is kept unless one differs.
+//! Anything else (a definition edited or written by other means, a digest that does not match,
+//! an excluded field, a stored name that differs) is parsed and hashed as a tree instead, which
 //! validates it and says what is wrong.
 
 use super::definition::{Beside, Hashed, Verified};

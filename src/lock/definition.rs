@@ -44,9 +44,9 @@ pub struct Stored {
 /// What hashing a stored definition found.
 #[derive(Debug)]
 pub(super) enum Verified {
-    /// Exactly the name, digest and field digests stored beside it (see
-    /// [`Definition::settle`]): nothing more to keep, which is most of a large lock's memory
-    /// for `lock-integrity`.
+    /// Exactly the name, digest and field digests stored beside it (found while hashing its
+    /// text, see `lock::as_written`, or by [`Definition::settle`]): nothing more to keep, which
+    /// is most of a large lock's memory for `lock-integrity`.
     AsStored,
     /// Anything else: what it hashed to (`None`: not an object).
     Hashed(Option<Hashed>),

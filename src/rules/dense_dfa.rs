@@ -14,6 +14,8 @@ use foldhash::HashMap;
 use aho_corasick::Anchored;
 use aho_corasick::automaton::{Automaton, StateID};
 
+use super::bit_set;
+
 /// Tables larger than this many entries (256 MB) are not built: the automaton they unroll is
 /// then walked as it is (slower, same answers).
 const MAX_ENTRIES: usize = 1 << 26;
@@ -81,9 +83,31 @@ impl DenseDfa {
         self.match_sets.get(set).map_or(&[], Vec::as_slice)
     }
 
-    /// Sets bit `s` of `seen` (at least [`DenseDfa::match_sets`] + 1 bits) for every match set
-    /// `s` reached in `haystack`, and bit 0 for every byte that reaches none.
-    pub fn walk(&self, haystack: &[u8], seen: &mut [u64]) {
+    /// Calls `found` once with each match set reached somewhere in `haystack`, ascending.
+    pub fn match_sets_in(&self, haystack: &[u8], mut found: impl FnMut(usize)) {
+        // On the stack for up to 2047 match sets (the built-in rules have 1261): this runs once
+        // per string, most strings are short, and an allocation costs as much as walking a few
+        // dozen bytes.
+        let words = self.match_sets.len().div_ceil(64);
+        let mut on_stack = [0u64; 32];
+        let mut on_heap = Vec::new();
+        let seen = match on_stack.get_mut(..words) {
+            Some(seen) => seen,
+            None => {
+                on_heap.resize(words, 0);
+                &mut on_heap
+            }
+        };
+        self.walk(haystack, seen);
+        // Set 0 is every byte where no literal ends.
+        bit_set::ones(seen)
+            .skip_while(|&set| set == 0)
+            .for_each(&mut found);
+    }
+
+    /// Sets bit `s` of `seen` for every match set `s` reached in `haystack`, and bit 0 for every
+    /// byte that reaches none.
+    fn walk(&self, haystack: &[u8], seen: &mut [u64]) {
         let mut row = 0usize;
         for &byte in haystack {
             let class = usize::from(self.classes[usize::from(byte)]);
@@ -91,10 +115,7 @@ impl DenseDfa {
                 .table
                 .get(row + 1 + class)
                 .map_or(0, |&next| next as usize);
-            let set = self.table.get(row).map_or(0, |&set| set as usize);
-            if let Some(word) = seen.get_mut(set / 64) {
-                *word |= 1 << (set % 64);
-            }
+            bit_set::insert(seen, self.table.get(row).map_or(0, |&set| set as usize));
         }
     }
 }
@@ -134,15 +155,10 @@ mod tests {
 
     /// The patterns the table finds in `text`, sorted.
     fn found(dfa: &DenseDfa, text: &str) -> Vec<usize> {
-        let mut seen = vec![0u64; (dfa.match_sets() + 1).div_ceil(64)];
-        dfa.walk(text.as_bytes(), &mut seen);
-        let mut patterns: Vec<usize> = (1..=dfa.match_sets())
-            .filter(|&set| {
-                seen.get(set / 64)
-                    .is_some_and(|w| w & (1 << (set % 64)) != 0)
-            })
-            .flat_map(|set| dfa.patterns_of(set).iter().copied())
-            .collect();
+        let mut patterns = Vec::new();
+        dfa.match_sets_in(text.as_bytes(), |set| {
+            patterns.extend_from_slice(dfa.patterns_of(set));
+        });
         patterns.sort_unstable();
         patterns.dedup();
         patterns

@@ -41,6 +41,7 @@ use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
 use super::background::Background;
+use super::bit_set;
 use super::dense_dfa::DenseDfa;
 
 /// The largest class expanded into literals (after ASCII case is folded away).
@@ -348,8 +349,8 @@ pub struct LiteralGate {
     /// first strings of every scan. `None` if it could not be built: every gated pattern is
     /// then a candidate (slower, same findings).
     nfa: Background<Option<NFA>>,
-    /// The NFA unrolled into a table: about three times as fast to run and ten milliseconds
-    /// to build, so built once a scan has run [`DENSE_AFTER_BYTES`] through the NFA (by the
+    /// The NFA unrolled into a table: nearly twice as fast to run and ten milliseconds to
+    /// build, so built once a scan has run [`DENSE_AFTER_BYTES`] through the NFA (by the
     /// thread that crosses the mark, while the others go on with the NFA): a small scan never
     /// pays for it. `None` if it could not be built.
     dense: OnceLock<Option<DenseGate>>,
@@ -379,9 +380,9 @@ impl LiteralClauses {
         let words = clauses.div_ceil(64);
         let mut masks = vec![0; owners.len() * words];
         for (literal, owners) in owners.iter().enumerate() {
-            for clause in owners {
-                if let Some(word) = masks.get_mut(literal * words + clause / 64) {
-                    *word |= 1 << (clause % 64);
+            if let Some(mask) = masks.get_mut(literal * words..(literal + 1) * words) {
+                for &clause in owners {
+                    bit_set::insert(mask, clause);
                 }
             }
         }
@@ -428,25 +429,9 @@ impl DenseGate {
     }
 
     fn clauses_in(&self, haystack: &[u8]) -> ClauseHits {
-        // On the stack for up to 2047 match sets (the built-in rules have 1261): the gate runs
-        // once per string, most strings are short, and an allocation costs as much as
-        // walking a few dozen bytes.
-        let words = (self.dfa.match_sets() + 1).div_ceil(64);
-        let mut on_stack = [0u64; 32];
-        let mut on_heap = Vec::new();
-        let seen = match on_stack.get_mut(..words) {
-            Some(seen) => seen,
-            None => {
-                on_heap.resize(words, 0);
-                &mut on_heap
-            }
-        };
-        self.dfa.walk(haystack, seen);
         let mut hits = ClauseHits::default();
-        // Set 0 (no literal ends here) has no clauses.
-        for set in set_bits(seen).skip_while(|&set| set == 0) {
-            hits.mark(self.set_clauses.of(set));
-        }
+        self.dfa
+            .match_sets_in(haystack, |set| hits.mark(self.set_clauses.of(set)));
         hits
     }
 }
@@ -470,32 +455,17 @@ impl ClauseHits {
     }
 
     fn contains(&self, clause: usize) -> bool {
-        self.0
-            .get(clause / 64)
-            .is_some_and(|word| word & (1 << (clause % 64)) != 0)
+        bit_set::contains(&self.0, clause)
     }
 
     /// The clauses marked, ascending.
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        set_bits(&self.0)
+        bit_set::ones(&self.0)
     }
 }
 
-/// The numbers of the bits set in `words` (bit `i % 64` of word `i / 64`), ascending.
-fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(i, &word)| {
-        let mut rest = word;
-        std::iter::from_fn(move || {
-            (rest != 0).then(|| {
-                let bit = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                i * 64 + bit
-            })
-        })
-    })
-}
-
-/// See [`LiteralGate::dense`]: the NFA takes about 6 ms per MB of text and the table 2 ms.
+/// See [`LiteralGate::dense`]: with the clauses' bookkeeping, the NFA takes about 11 ms per MB
+/// of text and the table 6 ms.
 const DENSE_AFTER_BYTES: usize = 4 << 20;
 
 // The NFA lists at each match state every literal that ends there (`Standard` semantics),

@@ -6,6 +6,7 @@
 //! see [`pattern`]), run by one engine; users add their own with `--rules DIR`.
 
 mod background;
+mod bit_set;
 mod dense_dfa;
 mod dfa_set;
 mod literal_gate;
