@@ -11,6 +11,7 @@
 pub mod approve;
 pub mod approver;
 pub mod atomic_file;
+pub mod background;
 pub mod byte_size;
 pub mod checks;
 pub mod cli;

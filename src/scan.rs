@@ -265,6 +265,12 @@ fn scan_checked(
     drop(lock_states);
     drop(states);
     let mut sources = inputs.sources;
+    // Findings own what they report from here on; the lock model, the digests and the tool
+    // references are freed beside locating, sorting and rendering.
+    crate::background::free(
+        "free-scan",
+        (lock, fingerprints, lock_fingerprints, inputs.servers),
+    );
     if let Some(config_path) = &options.config.path {
         let unused: Vec<usize> = ignore_used
             .iter()

@@ -168,12 +168,9 @@ fn approved(
     pin_launch_specs(&mut new, &inputs.configs, only, options.algorithm);
     drop(old_states);
     drop(states);
-    // The new lock owns what it keeps. Freeing the snapshots' trees (millions of nodes, half a
-    // second at 100k tools) goes on beside rendering and writing it; should no thread start,
-    // they are freed here.
-    let _ = std::thread::Builder::new()
-        .name("free-inputs".into())
-        .spawn(move || drop((inputs, fingerprints, old_fingerprints)));
+    // The new lock owns what it keeps; the snapshots' trees are freed beside rendering and
+    // writing it.
+    crate::background::free("free-inputs", (inputs, fingerprints, old_fingerprints));
     Ok(new)
 }
 
