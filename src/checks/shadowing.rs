@@ -4,6 +4,8 @@
 //! Every comparison goes through a hash index (exact name, look-alike skeleton, client-renamed
 //! name), so a workspace of 100k tools costs a linear pass, never a pairwise one.
 
+use std::hash::BuildHasher;
+
 use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
 use regex::Regex;
@@ -188,13 +190,11 @@ fn cross_references(
         .iter()
         .flat_map(|state| state.tools.values().map(move |tool| (state, tool)))
         .collect();
-    let lengths = NameLengths::new(exact.keys().chain(servers.keys()).copied());
+    let names: Vec<&str> = exact.keys().chain(servers.keys()).copied().collect();
+    let filter = NameFilter::new(&names);
     out.par_extend(tools.par_iter().filter_map(|(state, tool)| {
         let description = tool.object.get("description").and_then(|d| d.as_str())?;
-        for (start, word) in words(description)
-            .into_iter()
-            .filter(|(_, w)| lengths.may_match(w))
-        {
+        for (start, word) in candidate_words(description, &filter) {
             let others: Vec<&str> = match exact.get(word) {
                 Some(entries) if !state.tools.contains_key(word) => {
                     entries.iter().map(|e| e.server).collect()
@@ -228,45 +228,59 @@ fn cross_references(
     }));
 }
 
-/// The lengths that tool and server names have. Descriptions are mostly ordinary words, and one
-/// look at a word's length turns most of them away before any hashing.
-struct NameLengths {
-    /// Bit `n` for a name of `n` bytes, below 128.
-    short: u128,
-    long: HashSet<usize>,
+/// Which words can be a tool or server name: one bit per hash of every name. A description is
+/// a hundred-odd ordinary words, and probing the name maps for each was most of this check on
+/// a large workspace (100k names do not fit in a cache; this table, 16 bits a name, mostly
+/// does). A word whose bit is clear is no name; a set bit is confirmed by the maps.
+struct NameFilter {
+    bits: Vec<u64>,
+    /// How far a hash is shifted right to index `bits`: its top bits, the best mixed.
+    shift: u32,
 }
 
-impl NameLengths {
-    fn new<'a>(names: impl Iterator<Item = &'a str>) -> NameLengths {
-        let mut lengths = NameLengths {
-            short: 0,
-            long: HashSet::default(),
+impl NameFilter {
+    fn new(names: &[&str]) -> NameFilter {
+        let len = (names.len() * 16).next_power_of_two().max(1 << 12);
+        let mut filter = NameFilter {
+            bits: vec![0; len / 64],
+            shift: 64 - len.trailing_zeros(),
         };
         for name in names {
-            match name.len() {
-                n @ 0..128 => lengths.short |= 1 << n,
-                n => {
-                    lengths.long.insert(n);
-                }
+            let (word, bit) = filter.slot(word_hash(name.as_bytes()));
+            if let Some(word) = filter.bits.get_mut(word) {
+                *word |= bit;
             }
         }
-        lengths
+        filter
     }
 
-    /// False only when no name is as long as `word`.
-    fn may_match(&self, word: &str) -> bool {
-        match word.len() {
-            n @ 0..128 => self.short & (1 << n) != 0,
-            n => self.long.contains(&n),
-        }
+    fn slot(&self, hash: u64) -> (usize, u64) {
+        let index = hash >> self.shift;
+        ((index / 64) as usize, 1 << (index % 64))
+    }
+
+    /// False only when no name hashes to `hash` (a [`word_hash`]).
+    fn may_hold(&self, hash: u64) -> bool {
+        let (word, bit) = self.slot(hash);
+        self.bits.get(word).is_some_and(|w| w & bit != 0)
     }
 }
 
-/// Identifier-like words (at least 3 characters) with their byte offsets. ASCII text (most
-/// descriptions) is split over bytes, without decoding characters.
-fn words(text: &str) -> Vec<(usize, &str)> {
+/// A word's hash for the filter: fixed-seeded, so the filter is the same from run to run (only
+/// its bits are compared; the maps behind it keep their random seeds).
+fn word_hash(bytes: &[u8]) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x243f_6a88_85a3_08d3).hash_one(bytes)
+}
+
+/// The identifier-like words of `text` (as [`words_by_chars`] splits them) that `filter` may
+/// hold, with their byte offsets. ASCII text (most descriptions) is split over bytes, and no
+/// word is collected unless the filter lets it through.
+fn candidate_words<'t>(text: &'t str, filter: &NameFilter) -> Vec<(usize, &'t str)> {
+    let mut words = Vec::new();
     if !text.is_ascii() {
-        return words_by_chars(text);
+        words = words_by_chars(text);
+        words.retain(|(_, w)| filter.may_hold(word_hash(w.as_bytes())));
+        return words;
     }
     // A table and an index loop: the closure-per-byte `split` was 4% of a 100k-tool check.
     const IS_WORD: [bool; 256] = {
@@ -281,7 +295,6 @@ fn words(text: &str) -> Vec<(usize, &str)> {
     };
     let bytes = text.as_bytes();
     let is_word = |i: usize| bytes.get(i).is_some_and(|&b| IS_WORD[usize::from(b)]);
-    let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         if !is_word(i) {
@@ -292,12 +305,21 @@ fn words(text: &str) -> Vec<(usize, &str)> {
         while is_word(i) {
             i += 1;
         }
-        // ASCII text splits at character boundaries.
-        out.extend(text.get(start..i).and_then(|piece| word(text, piece)));
+        if i - start < 3 {
+            continue;
+        }
+        let word = bytes.get(start..i).unwrap_or_default();
+        let kept = word.len() - word.iter().rev().take_while(|&&b| b == b'.').count();
+        let word = word.get(..kept).unwrap_or_default();
+        if filter.may_hold(word_hash(word)) {
+            // ASCII text splits at character boundaries.
+            words.extend(text.get(start..start + kept).map(|w| (start, w)));
+        }
     }
-    out
+    words
 }
 
+/// Identifier-like words (at least 3 characters, trailing dots dropped) with their byte offsets.
 fn words_by_chars(text: &str) -> Vec<(usize, &str)> {
     text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
         .filter_map(|w| word(text, w))
@@ -407,15 +429,15 @@ mod tests {
     }
 
     #[test]
-    fn name_lengths_turn_away_only_words_no_name_is_as_long_as() {
-        let long = "x".repeat(200);
-        let lengths = NameLengths::new(["send_email", "git", long.as_str()].into_iter());
-        for word in ["send_email", "read_files", "abc", long.as_str()] {
-            assert!(lengths.may_match(word), "{word}");
-        }
-        for word in ["send", "a_longer_word", &"y".repeat(127), &"y".repeat(201)] {
-            assert!(!lengths.may_match(word), "{word}");
-        }
+    fn the_name_filter_turns_away_most_words_and_never_a_name() {
+        let names: Vec<String> = (0..1000).map(|i| format!("tool_{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let filter = NameFilter::new(&names);
+        let holds = |w: &str| filter.may_hold(word_hash(w.as_bytes()));
+        assert!(names.iter().all(|n| holds(n)));
+        // 16 bits a name and one hash: about one word in sixteen gets through.
+        let passed = (0..10_000).filter(|i| holds(&format!("word{i}"))).count();
+        assert!(passed < 1_500, "{passed} of 10000 words passed");
     }
 
     #[test]
@@ -426,24 +448,47 @@ mod tests {
             sentence_around(text, at),
             " Always use list_all instead of ls"
         );
-        let got: Vec<&str> = words("Use `send_email`, not x.y_z.")
-            .into_iter()
-            .map(|(_, w)| w)
-            .collect();
-        assert_eq!(got, ["Use", "send_email", "not", "x.y_z"]);
-        // ASCII text is split over bytes, exactly as over characters.
-        for text in [
+        let words =
+            |text| -> Vec<&str> { words_by_chars(text).into_iter().map(|(_, w)| w).collect() };
+        assert_eq!(
+            words("Use `send_email`, not x.y_z."),
+            ["Use", "send_email", "not", "x.y_z"]
+        );
+        assert_eq!(
+            words("Nutze «send_email» — für café."),
+            ["Nutze", "send_email", "für", "café"]
+        );
+    }
+
+    /// Every word the filter holds comes through, at its offset, exactly as `words_by_chars`
+    /// splits it (over bytes for ASCII text, over characters otherwise); nothing else does.
+    #[test]
+    fn candidate_words_are_the_words_the_filter_holds() {
+        let texts = [
             "Use `send_email`, not x.y_z.",
             "a-b_c.d...e\n\tfoo(bar)=baz;qux",
             "...",
             "",
-        ] {
-            assert_eq!(words(text), words_by_chars(text), "{text:?}");
+            "ab",
+            "end with send_email",
+            "Nutze «send_email» — für café...",
+        ];
+        for text in texts {
+            let all = words_by_chars(text);
+            let every: Vec<&str> = all.iter().map(|(_, w)| *w).collect();
+            assert_eq!(
+                candidate_words(text, &NameFilter::new(&every)),
+                all,
+                "{text:?}"
+            );
+            let some = NameFilter::new(&["send_email", "x.y_z", ""]);
+            let got = candidate_words(text, &some);
+            for (at, word) in &all {
+                if ["send_email", "x.y_z", ""].contains(word) {
+                    assert!(got.contains(&(*at, *word)), "{word:?} in {text:?}");
+                }
+            }
+            assert!(got.iter().all(|w| all.contains(w)), "{text:?}");
         }
-        let got: Vec<&str> = words("Nutze «send_email» — für café.")
-            .into_iter()
-            .map(|(_, w)| w)
-            .collect();
-        assert_eq!(got, ["Nutze", "send_email", "für", "café"]);
     }
 }
