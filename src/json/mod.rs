@@ -17,7 +17,8 @@ pub use node::{Node, Value};
 pub use number::Number;
 pub use object::{Member, Object};
 pub use parse::{
-    Deferral, Dialect, Limits, ParseError, parse, parse_deferring, parse_value_at, raw_string_end,
+    Deferral, Dialect, Limits, ParseError, Step, parse, parse_deferring, parse_value_at,
+    raw_string_end,
 };
 pub use pointer::Pointer;
 

@@ -54,13 +54,30 @@ pub fn parse(text: &str, dialect: Dialect, limits: &Limits) -> Result<Node, Pars
     parse_deferring(text, dialect, limits, None)
 }
 
-/// Object members whose value [`parse_deferring`] does not build: the member named `key` of
-/// every object at nesting `depth` (1 for the top-level object's members), when its value is
-/// an object.
+/// Object members whose value [`parse_deferring`] does not build: those `path` leads to from
+/// the value parsed, through objects only, when their value is an object. `[Key("servers"),
+/// Any]` names every member of the top-level object's `servers` member.
 #[derive(Clone, Copy, Debug)]
 pub struct Deferral {
-    pub key: &'static str,
-    pub depth: usize,
+    pub path: &'static [Step],
+}
+
+/// One step of a [`Deferral`]'s path.
+#[derive(Clone, Copy, Debug)]
+pub enum Step {
+    /// The member with this key.
+    Key(&'static str),
+    /// Every member.
+    Any,
+}
+
+impl Step {
+    fn matches(self, key: &str) -> bool {
+        match self {
+            Step::Key(k) => k == key,
+            Step::Any => true,
+        }
+    }
 }
 
 /// [`parse`], except that each value `deferral` names is only skipped over: it becomes an empty
@@ -88,14 +105,17 @@ pub fn parse_deferring(
 }
 
 /// The one value at `span` of `text` (a span [`parse_deferring`] deferred), with spans into
-/// the whole text; an error unless it ends exactly at `span.end`.
+/// the whole text, deferring what `deferral` names within it; an error unless it ends exactly
+/// at `span.end`.
 pub fn parse_value_at(
     text: &str,
     span: Span,
     dialect: Dialect,
     limits: &Limits,
+    deferral: Option<Deferral>,
 ) -> Result<Node, ParseError> {
     let mut parser = Parser::new(text, dialect, limits);
+    parser.deferral = deferral;
     parser.pos = span.start;
     let node = parser.value()?;
     if parser.pos != span.end {
@@ -130,6 +150,9 @@ struct Parser<'a> {
     open_members: Vec<Member>,
     open_items: Vec<Node>,
     deferral: Option<Deferral>,
+    /// How many steps of the deferral's path lead to the object being parsed; `None` off the
+    /// path (under a member the path does not name, or in an array).
+    on_path: Option<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -144,14 +167,26 @@ impl<'a> Parser<'a> {
             open_members: Vec::new(),
             open_items: Vec::new(),
             deferral: None,
+            on_path: Some(0),
         }
     }
 
-    /// The end of the deferred object value at the current position, if member `key` is
-    /// deferred and its value is an object whose braces balance.
-    fn deferred_object_end(&self, key: &str) -> Option<usize> {
+    /// How many steps of the deferral's path lead to the value of member `key` of the object
+    /// being parsed; `None` when it is off the path (or nothing is deferred).
+    fn path_to_member(&self, key: &str) -> Option<usize> {
+        let steps = self.on_path?;
+        self.deferral?
+            .path
+            .get(steps)
+            .filter(|step| step.matches(key))
+            .map(|_| steps + 1)
+    }
+
+    /// The end of the object value at the current position, when the member it belongs to
+    /// is at the end of the deferral's path (`path_to_member`) and its braces balance.
+    fn deferred_object_end(&self, on_path: Option<usize>) -> Option<usize> {
         let deferral = self.deferral?;
-        if deferral.depth != self.depth || deferral.key != key || self.peek() != Some(b'{') {
+        if on_path != Some(deferral.path.len()) || self.peek() != Some(b'{') {
             return None;
         }
         // Only braces are counted: in valid JSON the brace that closes the object is the same
@@ -365,7 +400,8 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws()?;
-            let value = match self.deferred_object_end(&key) {
+            let on_path = self.path_to_member(&key);
+            let value = match self.deferred_object_end(on_path) {
                 Some(end) => {
                     let span = Span {
                         start: self.pos,
@@ -377,7 +413,12 @@ impl<'a> Parser<'a> {
                         span,
                     }
                 }
-                None => self.value()?,
+                None => {
+                    let outer = std::mem::replace(&mut self.on_path, on_path);
+                    let value = self.value()?;
+                    self.on_path = outer;
+                    value
+                }
             };
             self.open_members.push(Member {
                 key,
@@ -426,6 +467,8 @@ impl<'a> Parser<'a> {
             return Ok(Vec::new());
         }
         let first = self.open_items.len();
+        // A deferral's path runs through objects only.
+        let outer = self.on_path.take();
         loop {
             let item = self.value()?;
             self.open_items.push(item);
@@ -454,6 +497,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected("expected `,` or `]` after an array element")),
             }
         }
+        self.on_path = outer;
         self.depth -= 1;
         Ok(self.open_items.split_off(first))
     }
@@ -860,7 +904,9 @@ mod tests {
     #[test]
     fn deferred_values_are_skipped_then_parsed_in_place() {
         let text = r#"{"a": {"d": {"x": "}{\"]", "y": [1, {"z": null}]}, "e": 1}, "d": {"k": 2}}"#;
-        let deferral = Deferral { key: "d", depth: 2 };
+        let deferral = Deferral {
+            path: &[Step::Key("a"), Step::Key("d")],
+        };
         let root =
             parse_deferring(text, Dialect::Json, &Limits::default(), Some(deferral)).unwrap();
         let full = json(text).unwrap();
@@ -874,13 +920,13 @@ mod tests {
             full.get("a").unwrap().get("e")
         );
         assert_eq!(root.get("d"), full.get("d"));
-        let parsed = parse_value_at(text, deferred.span, Dialect::Json, &Limits::default());
+        let parsed = parse_value_at(text, deferred.span, Dialect::Json, &Limits::default(), None);
         assert_eq!(parsed.as_ref(), Ok(original));
         // Invalid JSON inside a deferred value is found by the later parse, at its offset.
         let bad = r#"{"a": {"d": {"x": tru}}}"#;
         let root = parse_deferring(bad, Dialect::Json, &Limits::default(), Some(deferral)).unwrap();
         let span = root.get("a").unwrap().get("d").unwrap().span;
-        let error = parse_value_at(bad, span, Dialect::Json, &Limits::default()).unwrap_err();
+        let error = parse_value_at(bad, span, Dialect::Json, &Limits::default(), None).unwrap_err();
         assert_eq!(error.offset, bad.find("tru").unwrap());
         // Unbalanced braces: the skip runs to the end of the text, so the whole parse fails.
         let open = r#"{"a": {"d": {"x": {"y": 1}}"#;
@@ -896,8 +942,46 @@ mod tests {
         .unwrap();
         let span = root.get("a").unwrap().get("d").unwrap().span;
         let error =
-            parse_value_at(mismatched, span, Dialect::Json, &Limits::default()).unwrap_err();
+            parse_value_at(mismatched, span, Dialect::Json, &Limits::default(), None).unwrap_err();
         assert_eq!(error.offset, mismatched.find("1}").unwrap() + 1);
+    }
+
+    /// `Any` defers every member of the object the path leads to; a path runs through objects
+    /// only (the same keys inside an array are parsed); a deferred value is parsed later with
+    /// a deferral of its own, relative to it.
+    #[test]
+    fn deferral_paths_name_every_member_and_run_through_objects() {
+        let text =
+            r#"{"s": {"p": {"q": {"z": 1}, "w": 2}, "r": {}, "n": 3}, "l": [{"s": {"p": {}}}]}"#;
+        let full = json(text).unwrap();
+        let servers = Deferral {
+            path: &[Step::Key("s"), Step::Any],
+        };
+        let root = parse_deferring(text, Dialect::Json, &Limits::default(), Some(servers)).unwrap();
+        let s = root.get("s").unwrap();
+        let p = s.get("p").unwrap();
+        assert!(p.as_object().unwrap().members.is_empty());
+        assert_eq!(p.span, full.get("s").unwrap().get("p").unwrap().span);
+        assert_eq!(s.get("r"), full.get("s").unwrap().get("r"));
+        assert_eq!(s.get("n"), full.get("s").unwrap().get("n"));
+        assert_eq!(root.get("l"), full.get("l"));
+        let inner = Deferral {
+            path: &[Step::Key("q")],
+        };
+        let p =
+            parse_value_at(text, p.span, Dialect::Json, &Limits::default(), Some(inner)).unwrap();
+        let q = p.get("q").unwrap();
+        assert!(q.as_object().unwrap().members.is_empty());
+        assert_eq!(q.span.start, text.find(r#"{"z""#).unwrap());
+        assert_eq!(
+            p.get("w"),
+            full.get("s").unwrap().get("p").unwrap().get("w")
+        );
+        // Without a deferral nothing is skipped.
+        assert_eq!(
+            parse_deferring(text, Dialect::Json, &Limits::default(), None),
+            Ok(full)
+        );
     }
 
     #[test]

@@ -111,7 +111,7 @@ impl Definition {
         let verified = match as_written {
             Some(verified) => verified,
             None => Verified::Hashed(Hashed::of(
-                &parse_value_at(text, span, Dialect::Json, &limits)?,
+                &parse_value_at(text, span, Dialect::Json, &limits, None)?,
                 options,
             )),
         };
@@ -182,8 +182,14 @@ impl Definition {
             ),
             Definition::Stored(stored) => Cow::Owned(
                 // It parsed when the lock was read; the text has not changed since.
-                parse_value_at(&stored.text, stored.span, Dialect::Json, &stored.limits)
-                    .unwrap_or_else(|_| Node::null()),
+                parse_value_at(
+                    &stored.text,
+                    stored.span,
+                    Dialect::Json,
+                    &stored.limits,
+                    None,
+                )
+                .unwrap_or_else(|_| Node::null()),
             ),
         }
     }
