@@ -18,6 +18,9 @@
 #        check  `mcp-scan check snapshots --lock mcp.lock --format sarif --output /dev/null
 #                --fail-on none` (with lock, every rule enabled, SARIF report)
 #        lock   `mcp-scan lock snapshots --lock <fresh temp file>` (no previous lock)
+#        lock -c  `mcp-scan lock snapshots --lock mcp.lock --check`: is the committed lock up
+#               to date (what CI and a pre-commit hook run; exit 1, as the corpus drifted)
+#        show   `mcp-scan show --lock mcp.lock`: the lock's load alone
 #        floor  reading and SHA-256-ing every snapshot in parallel over files, with the sha2
 #               crate mcp-scan uses (SHA extensions where the CPU has them): examples/floor.rs
 #        sha256sum  the same with coreutils (find -print0 | xargs -0 -P<nproc> sha256sum),
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --huge) HUGE=1 ;;
         --sizes) SIZES="$2"; shift ;;
-        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -78,10 +81,12 @@ measure() {
         out="$TMP/time.$i"
         local start end
         start=$(date +%s.%N)
-        # Every measured command exits 0 (check runs with --fail-on none): anything else is a
-        # failure, never a figure.
-        if ! "$TIME" -f %M -o "$out" "$@" >/dev/null 2>"$TMP/stderr"; then
-            echo "bench/run.sh: failed: $*" >&2
+        # Every measured command exits with $EXPECT (0 unless set: check runs with --fail-on
+        # none): anything else is a failure, never a figure.
+        local status=0
+        "$TIME" -f %M -o "$out" "$@" >/dev/null 2>"$TMP/stderr" || status=$?
+        if [ "$status" != "${EXPECT:-0}" ]; then
+            echo "bench/run.sh: failed (exit $status): $*" >&2
             cat "$TMP/stderr" "$out" >&2
             exit 1
         fi
@@ -128,6 +133,19 @@ for size in $SIZES; do
     measure $RUNS "${lock[@]}"; w=$WALL r=$RSS
     measure $RUNS env RAYON_NUM_THREADS=1 "${lock[@]}"; w1=$WALL
     row lock "$size" "$bytes" "$w" "$r" "$w1"
+
+    # What CI and a pre-commit hook run: is the committed lock up to date? The corpus's
+    # drifted tools make the answer no (exit 1).
+    lock_check=("$BIN" lock "$snaps" --lock "$dir/mcp.lock" --check --max-file-size 16GiB)
+    EXPECT=1 measure $RUNS "${lock_check[@]}"; w=$WALL r=$RSS
+    EXPECT=1 measure $RUNS env RAYON_NUM_THREADS=1 "${lock_check[@]}"; w1=$WALL
+    row "lock -c" "$size" "$bytes" "$w" "$r" "$w1"
+
+    # The lock's load alone.
+    show=("$BIN" show --lock "$dir/mcp.lock" --max-file-size 16GiB)
+    measure $RUNS "${show[@]}"; w=$WALL r=$RSS
+    measure $RUNS env RAYON_NUM_THREADS=1 "${show[@]}"; w1=$WALL
+    row show "$size" "$bytes" "$w" "$r" "$w1"
 
     measure $RUNS "$FLOOR" "$snaps"; w=$WALL r=$RSS
     measure $RUNS env RAYON_NUM_THREADS=1 "$FLOOR" "$snaps"; w1=$WALL
