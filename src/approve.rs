@@ -110,24 +110,33 @@ pub fn approve(
     options: &FingerprintOptions,
     approval: &Approval<'_>,
 ) -> Result<Lock, Error> {
-    let mut lock = match old {
-        Some(old) => old.clone(),
-        None => Lock::empty(options.clone()),
-    };
-    let rehash = lock.fingerprint != *options;
+    // The new lock is built beside the old one (which the caller still compares it with), and
+    // only what is carried over unchanged is copied: cloning a 100k-tool lock took 0.24 s, and
+    // each server's tools again 0.21 s, all of it replaced by the approval.
+    let empty = Lock::empty(options.clone());
+    let old = old.unwrap_or(&empty);
+    let rehash = old.fingerprint != *options;
     if rehash && approval.only.is_some() {
         return Err(Error::new(
             "the fingerprint settings differ from the lock's: run `mcp-scan lock` without --server or --tool to re-hash every server",
         ));
     }
-    lock.fingerprint = options.clone();
-    match approval.only {
-        Some(only) => only.validate(states, &lock)?,
-        None => {
-            let scanned: BTreeSet<&str> = states.iter().map(|s| s.server.name.as_str()).collect();
-            lock.servers
-                .retain(|name, _| scanned.contains(name.as_str()));
-        }
+    let mut lock = Lock {
+        fingerprint: options.clone(),
+        servers: BTreeMap::new(),
+        prompts: old.prompts.clone(),
+        launch: old.launch.clone(),
+    };
+    // Approving everything keeps exactly the servers scanned; a selection keeps the servers it
+    // does not name as they are.
+    if let Some(only) = approval.only {
+        only.validate(states, old)?;
+        lock.servers = old
+            .servers
+            .iter()
+            .filter(|(name, _)| !only.servers.contains_key(*name))
+            .map(|(name, server)| (name.clone(), server.clone()))
+            .collect();
     }
     let mut work = Vec::new();
     for (state, old_state) in states.iter().zip(old_states) {
@@ -139,7 +148,7 @@ pub fn approve(
                 None => continue,
             },
         };
-        work.push((lock.servers.remove(name), state, old_state, scope));
+        work.push((old.servers.get(name), state, old_state, scope));
     }
     // Each server on its own, in parallel: approving copies every scanned definition.
     let approved: Vec<(String, LockedServer)> = work
@@ -156,39 +165,44 @@ pub fn approve(
 /// Approves the tools of one server that `scope` covers (all when `None`), leaving its other
 /// approved tools as they are.
 fn approve_server(
-    previous: Option<LockedServer>,
+    previous: Option<&LockedServer>,
     state: &ServerState<'_>,
     old_state: &ServerState<'_>,
     scope: Option<&Scope>,
     options: &FingerprintOptions,
     approval: &Approval<'_>,
 ) -> LockedServer {
-    let mut tools = previous
-        .as_ref()
-        .map(|p| p.tools.clone())
-        .unwrap_or_default();
     let in_scope = |tool: &str| match scope {
         None | Some(Scope::Server) => true,
         Some(Scope::Tools(names)) => names.contains(tool),
     };
+    let old_tools = previous.map(|p| &p.tools);
+    // The approved tools out of scope stay as they are; those in scope are approved afresh
+    // (or dropped, when no longer scanned).
+    let mut tools: BTreeMap<String, LockedTool> = old_tools
+        .into_iter()
+        .flatten()
+        .filter(|(name, _)| !in_scope(name))
+        .map(|(name, tool)| (name.clone(), tool.clone()))
+        .collect();
     // Named on the command line: someone approved it by name, never merely on first use.
     let named = scope.is_some();
-    let names: BTreeSet<String> = tools
-        .keys()
-        .cloned()
-        .chain(state.tools.keys().map(|k| k.to_string()))
+    let names: BTreeSet<&str> = old_tools
+        .into_iter()
+        .flat_map(|tools| tools.keys().map(String::as_str))
+        .chain(state.tools.keys().copied())
         .filter(|name| in_scope(name))
         .collect();
     let mut changed = Vec::new();
     for name in names {
-        let Some(current) = state.tools.get(name.as_str()) else {
-            if tools.remove(&name).is_some() {
-                changed.push(name);
+        let before = old_tools.and_then(|tools| tools.get(name));
+        let Some(current) = state.tools.get(name) else {
+            if before.is_some() {
+                changed.push(name.to_string());
             }
             continue;
         };
-        let before = tools.get(&name);
-        let old_digest = old_state.tools.get(name.as_str()).map(|t| t.digest);
+        let old_digest = old_state.tools.get(name).map(|t| t.digest);
         let unchanged = before.is_some_and(|b| Some(b.digest.as_str()) == old_digest);
         let stamp = if unchanged {
             before.and_then(|b| b.approval.clone())
@@ -209,7 +223,7 @@ fn approve_server(
             })
         };
         if !unchanged {
-            changed.push(name.clone());
+            changed.push(name.to_string());
         }
         // What the lock stores beside the digest: the field digests (only an approval needs
         // them, so a scan does not compute them) and the definition. From the pass that took
@@ -229,17 +243,19 @@ fn approve_server(
             definition,
             approval: stamp,
         };
-        tools.insert(name, locked);
+        tools.insert(name.to_string(), locked);
     }
     let hash = tools_digest(options.algorithm, &tools);
     match previous {
         Some(previous) if changed.is_empty() => LockedServer {
+            status: previous.status,
             baseline: Baseline {
                 hash,
-                ..previous.baseline
+                ..previous.baseline.clone()
             },
+            captured_at: previous.captured_at.clone(),
+            history: previous.history.clone(),
             tools,
-            ..previous
         },
         Some(previous) => LockedServer {
             captured_at: captured_at(state, approval),

@@ -149,7 +149,7 @@ impl LockedServer {
     /// The next baseline: `tools` approved by `who` at `now`, naming the `changed` tools; the
     /// current baseline moves into the history.
     pub fn advance(
-        self,
+        &self,
         algorithm: Algorithm,
         tools: BTreeMap<String, LockedTool>,
         changed: Vec<String>,
@@ -157,9 +157,9 @@ impl LockedServer {
         now: &str,
     ) -> LockedServer {
         let mut history = vec![self.baseline.clone()];
-        history.extend(self.history);
-        history.truncate(HISTORY_LEN);
+        history.extend(self.history.iter().take(HISTORY_LEN - 1).cloned());
         LockedServer {
+            status: self.status,
             baseline: Baseline {
                 version: self.baseline.version + 1,
                 hash: tools_digest(algorithm, &tools),
@@ -167,9 +167,9 @@ impl LockedServer {
                 approved_by: who.to_string(),
                 changed,
             },
+            captured_at: self.captured_at.clone(),
             history,
             tools,
-            ..self
         }
     }
 }
