@@ -910,7 +910,7 @@ mod tests {
         let root =
             parse_deferring(text, Dialect::Json, &Limits::default(), Some(deferral)).unwrap();
         let full = json(text).unwrap();
-        // Only the member at the named depth is deferred, as an empty object over its span.
+        // Only the member at the end of the path is deferred, as an empty object over its span.
         let deferred = root.get("a").unwrap().get("d").unwrap();
         assert_eq!(deferred.as_object().unwrap().members.len(), 0);
         let original = full.get("a").unwrap().get("d").unwrap();

@@ -1,8 +1,8 @@
 //! A locked tool's approved definition, and what verifying it against its digests needs.
 //!
 //! A lock stores every definition, so it is most of the largest file of a run (370 MB for
-//! 100k tools). Reading it builds no tree for them: the document is parsed with each
-//! definition skipped over, then every definition is hashed for `lock-integrity` on its own,
+//! 100k tools). Reading it builds no tree for them: each server is parsed with its
+//! definitions skipped over, then every definition is hashed for `lock-integrity` on its own,
 //! in parallel, straight from its text when that is as mcp-scan writes it, else parsed into a
 //! tree and dropped; only its place in the text is kept, and what it hashed to only when that
 //! differs from the digests stored beside it. The few that a run needs again (a drifted tool's
