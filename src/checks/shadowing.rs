@@ -229,9 +229,9 @@ fn cross_references(
 }
 
 /// Which words can be a tool or server name: one bit per hash of every name. A description is
-/// a hundred-odd ordinary words, and probing the name maps for each was most of this check on
-/// a large workspace (100k names do not fit in a cache; this table, 16 bits a name, mostly
-/// does). A word whose bit is clear is no name; a set bit is confirmed by the maps.
+/// a hundred-odd ordinary words, each of which used to be collected and looked up in the name
+/// maps (100k names do not fit in a cache; this table, 16 bits a name, mostly does). A word
+/// whose bit is clear is no name; a set bit is confirmed by the maps.
 struct NameFilter {
     bits: Vec<u64>,
     /// How far a hash is shifted right to index `bits`: its top bits, the best mixed.
