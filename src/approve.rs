@@ -234,7 +234,12 @@ fn approve_server(
             .and_then(|cell| cell.lock().ok().and_then(|mut cell| cell.take()));
         let Approvable { fields, definition } = taken.unwrap_or_else(|| {
             with_canonical(current.object, options, |bytes, members| {
-                Approvable::of(options.algorithm, bytes, members)
+                Approvable::of(
+                    options.algorithm,
+                    bytes,
+                    members,
+                    before.map(|b| &b.definition),
+                )
             })
         });
         let locked = LockedTool {
@@ -330,7 +335,7 @@ mod tests {
                 .unwrap()
                 .render()
         };
-        let prepared = fingerprint_for_approval(&inputs, &options);
+        let prepared = fingerprint_for_approval(&inputs, &options, None);
         let separate = fingerprint_all(&inputs, &options);
         let rendered = lock_from(&prepared);
         assert_eq!(rendered, lock_from(&separate));

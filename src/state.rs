@@ -14,7 +14,7 @@ use crate::fingerprint::{
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::Object;
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
-use crate::lock::{Definition, LockedServer, LockedTool};
+use crate::lock::{Definition, Lock, LockedServer, LockedTool};
 
 pub struct ServerState<'a> {
     pub server: &'a Server,
@@ -42,11 +42,16 @@ pub struct Approvable {
 
 impl Approvable {
     /// From a tool's canonical bytes and where each member sits in them (see
-    /// [`with_canonical`]).
-    pub fn of(algorithm: Algorithm, canonical: &[u8], members: &[MemberBytes<'_>]) -> Approvable {
+    /// [`with_canonical`]), and the definition the previous lock stores for it, if any.
+    pub fn of(
+        algorithm: Algorithm,
+        canonical: &[u8],
+        members: &[MemberBytes<'_>],
+        previous: Option<&Definition>,
+    ) -> Approvable {
         Approvable {
             fields: fingerprint::field_digests(algorithm, canonical, members),
-            definition: Definition::approved(canonical),
+            definition: Definition::approved(canonical, previous),
         }
     }
 }
@@ -81,8 +86,13 @@ pub fn fingerprint_all(inputs: &Inputs, options: &FingerprintOptions) -> Fingerp
 
 /// [`fingerprint_all`], and from the same canonical pass over each tool what approving it
 /// stores (its field digests and definition): `lock` needs both, and writing a tool's
-/// canonical form was a tenth of a fresh lock, twice.
-pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -> Fingerprints {
+/// canonical form was a tenth of a fresh lock, twice. A definition that `previous` (the lock
+/// being refreshed) stores as exactly the bytes it would be written as is kept from there.
+pub fn fingerprint_for_approval(
+    inputs: &Inputs,
+    options: &FingerprintOptions,
+    previous: Option<&Lock>,
+) -> Fingerprints {
     let algorithm = options.algorithm;
     let (digests, approvables) = inputs
         .all_tools()
@@ -91,10 +101,14 @@ pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -
             let Some(object) = inputs.tool_object(server, tool) else {
                 return (None, Mutex::new(None));
             };
+            let stored = previous
+                .and_then(|lock| lock.servers.get(&server.name))
+                .and_then(|locked| locked.tools.get(&tool.name))
+                .map(|locked| &locked.definition);
             with_canonical(object, options, |bytes, members| {
                 (
                     Some(bytes_digest(algorithm, bytes)),
-                    Mutex::new(Some(Approvable::of(algorithm, bytes, members))),
+                    Mutex::new(Some(Approvable::of(algorithm, bytes, members, stored))),
                 )
             })
         })

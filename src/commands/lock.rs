@@ -138,7 +138,7 @@ fn approved(
     // Approving every tool: what each stores comes from the pass that takes its digest. A
     // selection approves a few, each in a pass of its own.
     let fingerprints = match only {
-        None => fingerprint_for_approval(&inputs, &options),
+        None => fingerprint_for_approval(&inputs, &options, old),
         Some(_) => fingerprint_all(&inputs, &options),
     };
     let states = server_states(&inputs, &fingerprints);

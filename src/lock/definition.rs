@@ -26,6 +26,10 @@ pub enum Definition {
     Written(Arc<Vec<u8>>),
     /// In a lockfile's text.
     Stored(Arc<Stored>),
+    /// A new approval whose written form is exactly a stored definition's text (an unchanged
+    /// tool, re-approved): written as that text, so that re-approving a large lock does not
+    /// hold a second copy of every definition.
+    Kept(Arc<Stored>),
 }
 
 /// How deep a definition sits in the lockfile (`servers.<name>.tools.<name>.definition`).
@@ -39,6 +43,16 @@ pub struct Stored {
     /// it sits at.
     limits: Limits,
     verified: Verified,
+}
+
+impl Stored {
+    /// The definition's text in the lockfile.
+    fn raw(&self) -> &[u8] {
+        self.text
+            .as_bytes()
+            .get(self.span.start..self.span.end)
+            .unwrap_or_default()
+    }
 }
 
 /// What hashing a stored definition found.
@@ -143,8 +157,9 @@ impl Definition {
     }
 
     /// An approved definition from its canonical bytes (the tool as hashed: without `_meta`
-    /// and excluded fields), written as the lockfile will hold it.
-    pub fn approved(canonical: &[u8]) -> Definition {
+    /// and excluded fields), written as the lockfile will hold it: the `previous` definition of
+    /// the tool when that is stored as exactly these bytes, else a copy of its own.
+    pub fn approved(canonical: &[u8], previous: Option<&Definition>) -> Definition {
         thread_local! {
             /// Written into, then copied out at its exact length: a lock keeps every new
             /// definition, and a vector grown to fit keeps up to twice the bytes it holds.
@@ -153,7 +168,14 @@ impl Definition {
         SCRATCH.with_borrow_mut(|scratch| {
             scratch.clear();
             write_pretty_from_canonical(canonical, DEFINITION_INDENT, scratch);
-            Definition::Written(Arc::new(scratch.to_vec()))
+            match previous {
+                Some(Definition::Stored(stored) | Definition::Kept(stored))
+                    if stored.raw() == scratch.as_slice() =>
+                {
+                    Definition::Kept(Arc::clone(stored))
+                }
+                _ => Definition::Written(Arc::new(scratch.to_vec())),
+            }
         })
     }
 
@@ -161,7 +183,8 @@ impl Definition {
     pub fn written(&self) -> Cow<'_, [u8]> {
         match self {
             Definition::Written(bytes) => Cow::Borrowed(bytes.as_slice()),
-            _ => {
+            Definition::Kept(stored) => Cow::Borrowed(stored.raw()),
+            Definition::Tree(_) | Definition::Stored(_) => {
                 let mut out = Vec::new();
                 write_pretty_at(&self.node(), DEFINITION_INDENT, &mut out);
                 Cow::Owned(out)
@@ -180,7 +203,7 @@ impl Definition {
                     .and_then(|text| parse(text, Dialect::Json, &Limits::default()).ok())
                     .unwrap_or_else(Node::null),
             ),
-            Definition::Stored(stored) => Cow::Owned(
+            Definition::Stored(stored) | Definition::Kept(stored) => Cow::Owned(
                 // It parsed when the lock was read; the text has not changed since.
                 parse_value_at(
                     &stored.text,
@@ -198,7 +221,8 @@ impl Definition {
     /// the options of the lock it was read from (they were computed when it was read).
     pub fn integrity(&self, options: &FingerprintOptions) -> Integrity<'_> {
         let hashed = match self {
-            Definition::Tree(_) | Definition::Written(_) => {
+            // A kept definition's stored hashes are the previous lock's, under its options.
+            Definition::Tree(_) | Definition::Written(_) | Definition::Kept(_) => {
                 Hashed::of(&self.node(), options).map(Cow::Owned)
             }
             Definition::Stored(stored) => match &stored.verified {
@@ -247,6 +271,33 @@ mod tests {
                 }
                 Integrity::NotAnObject => panic!("an object"),
             }
+        }
+    }
+
+    /// Re-approving keeps a stored definition only when it is stored as exactly the bytes the
+    /// approval would write; what is written is the same either way.
+    #[test]
+    fn an_approval_keeps_a_stored_definition_written_as_it_would_be() {
+        let options = FingerprintOptions::default();
+        let canonical = br#"{"description":"d","name":"t"}"#;
+        let fresh = Definition::approved(canonical, None);
+        assert!(matches!(fresh, Definition::Written(_)));
+        let as_written = String::from_utf8(fresh.written().into_owned()).unwrap();
+        for (text, kept) in [
+            (as_written.clone(), true),
+            (String::from_utf8(canonical.to_vec()).unwrap(), false),
+        ] {
+            let text = Arc::new(text);
+            let span = Span {
+                start: 0,
+                end: text.len(),
+            };
+            let stored =
+                Definition::stored(&text, span, Limits::default(), &options, "t", None).unwrap();
+            let approved = Definition::approved(canonical, Some(&stored));
+            assert_eq!(matches!(approved, Definition::Kept(_)), kept, "{text}");
+            assert_eq!(approved.written(), fresh.written(), "{text}");
+            assert_eq!(approved.node(), fresh.node(), "{text}");
         }
     }
 }
