@@ -4,7 +4,7 @@
 //! the file grows meanwhile.
 
 use std::fs::{File, OpenOptions};
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::byte_size::ByteSize;
@@ -40,14 +40,54 @@ pub fn read_bytes(path: &Path, max: ByteSize) -> Result<Vec<u8>, Error> {
     if meta.len() > max.0 {
         return Err(too_large(path, meta.len(), max));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(max.0.saturating_add(1))
+    let mut bytes = read_large_in_parallel(&file, meta.len())
+        .unwrap_or_else(|| Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0)));
+    // From where the parallel read stopped (or the start): to the end, whatever the file holds
+    // by now, one byte past the cap at most.
+    let read = bytes.len() as u64;
+    let mut rest = &file;
+    if read > 0 {
+        rest.seek(SeekFrom::Start(read)).map_err(cannot)?;
+    }
+    rest.take(max.0.saturating_add(1).saturating_sub(read))
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() as u64 > max.0 {
         return Err(too_large(path, bytes.len() as u64, max));
     }
     Ok(bytes)
+}
+
+/// Files this large (a large workspace's lockfile: 370 MB for 100k tools) are read by every
+/// thread at once, a piece each: one thread copying from the page cache into fresh pages was
+/// a serial half second of loading a 100k-tool lock.
+const PARALLEL_READ_MIN: u64 = 32 << 20;
+const PARALLEL_READ_PIECE: usize = 8 << 20;
+
+/// The first `len` bytes of `file`, read in pieces in parallel; `None` for a smaller file, on
+/// a platform without positioned reads, or when a piece cannot be read (the file shrank): the
+/// caller then reads it from the start, one piece after the other.
+fn read_large_in_parallel(file: &File, len: u64) -> Option<Vec<u8>> {
+    #[cfg(unix)]
+    {
+        use rayon::prelude::*;
+        use std::os::unix::fs::FileExt;
+        if len < PARALLEL_READ_MIN {
+            return None;
+        }
+        let mut bytes = vec![0; usize::try_from(len).ok()?];
+        bytes
+            .par_chunks_mut(PARALLEL_READ_PIECE)
+            .enumerate()
+            .try_for_each(|(i, piece)| file.read_exact_at(piece, (i * PARALLEL_READ_PIECE) as u64))
+            .ok()?;
+        Some(bytes)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, len);
+        None
+    }
 }
 
 /// Opening a FIFO for reading blocks until a writer appears; with `O_NONBLOCK` it returns at
@@ -106,4 +146,26 @@ fn too_large(path: &Path, size: u64, max: ByteSize) -> Error {
     .with_help(
         "raise the limit with `--max-file-size SIZE` or `limits: {max_file_size: SIZE}` in mcp-scan.yaml, if the file is genuine",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// A file over the parallel read's threshold, whose last piece is a short one, reads back
+    /// byte for byte; so does a small one.
+    #[test]
+    fn large_files_read_in_pieces_come_back_whole() {
+        for len in [10, PARALLEL_READ_MIN as usize + PARALLEL_READ_PIECE / 2 + 7] {
+            let content: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            file.write_all(&content).unwrap();
+            let read = read_bytes(file.path(), ByteSize(len as u64)).unwrap();
+            assert!(read == content, "{len} bytes");
+            let error = read_bytes(file.path(), ByteSize(len as u64 - 1)).unwrap_err();
+            assert!(error.to_string().contains("over the"), "{error}");
+        }
+    }
 }
