@@ -48,11 +48,15 @@ pub struct Stored {
 impl Stored {
     /// The definition's text in the lockfile.
     fn raw(&self) -> &[u8] {
-        self.text
-            .as_bytes()
-            .get(self.span.start..self.span.end)
-            .unwrap_or_default()
+        bytes_at(&self.text, self.span)
     }
+}
+
+/// The bytes of `text` at `span` (empty if the span is not in it).
+fn bytes_at(text: &str, span: Span) -> &[u8] {
+    text.as_bytes()
+        .get(span.start..span.end)
+        .unwrap_or_default()
 }
 
 /// What hashing a stored definition found.
@@ -115,11 +119,8 @@ impl Definition {
         tool: &str,
         beside: Option<Beside<'_>>,
     ) -> Result<Definition, crate::json::ParseError> {
-        let raw = text
-            .as_bytes()
-            .get(span.start..span.end)
-            .unwrap_or_default();
         let as_written = beside.and_then(|beside| {
+            let raw = bytes_at(text, span);
             super::as_written::verified_from_text(raw, tool, &beside, options, limits.max_depth)
         });
         let verified = match as_written {
