@@ -311,9 +311,9 @@ impl Lock {
         ))
     }
 
-    /// Decodes and validates the document, leaving every tool's `definition` null: either
-    /// [`Lock::parse`] reads them in, or (a lockfile given as an input) the tools are read from
-    /// the document itself.
+    /// Decodes and validates a document parsed whole, leaving every tool's `definition` null:
+    /// a lockfile given as an input, whose tools are read from the document itself.
+    /// [`Lock::parse`] reads a lockfile server by server instead, definitions included.
     pub fn from_node(root: &Node, d: &Decoder<'_>) -> Result<Lock, Error> {
         Lock::decode(root, d, |member| read_server(&member.value, d))
     }
