@@ -90,10 +90,13 @@ pub fn load_lock(
 ) -> Result<Option<(Lock, SourceFile)>, Error> {
     match Lock::load_within(path, max_file_size)? {
         Some(loaded) => Ok(Some(loaded)),
-        None if required => Err(Error::in_file(path, "the lockfile does not exist")
-            .with_help("create it with `mcp-scan lock`")),
+        None if required => Err(missing_lock(path)),
         None => Ok(None),
     }
+}
+
+fn missing_lock(path: &std::path::Path) -> Error {
+    Error::in_file(path, "the lockfile does not exist").with_help("create it with `mcp-scan lock`")
 }
 
 /// Loads every path; "no tools at all" is an error: a scan that checked nothing is not clean.
@@ -129,6 +132,10 @@ pub fn load_inputs(
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
+    // Before the inputs are read: the join below waits for them even when the lock fails.
+    if options.lock_required && !options.lock_path.exists() {
+        return Err(vec![missing_lock(&options.lock_path)]);
+    }
     // The lock is the largest file: read it while the inputs load and go through every check
     // that needs no lock.
     let (lock, checked) = rayon::join(
