@@ -425,31 +425,10 @@ impl<'a> Parser<'a> {
                 key_span,
                 value,
             });
-            self.skip_ws()?;
-            match self.peek() {
-                Some(b',') => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.skip_ws()?;
-                    if self.peek() == Some(b'}') {
-                        if self.dialect == Dialect::Json {
-                            return Err(self.error_at(
-                                comma,
-                                "trailing comma before `}` is not allowed in strict JSON"
-                                    .to_owned(),
-                            ));
-                        }
-                        self.pos += 1;
-                        break;
-                    }
-                    expected_key = "expected a string key after `,`";
-                }
-                Some(b'}') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.unexpected("expected `,` or `}` after an object member")),
+            if !self.another(b'}', "after an object member")? {
+                break;
             }
+            expected_key = "expected a string key after `,`";
         }
         self.depth -= 1;
         Ok(Object {
@@ -472,34 +451,47 @@ impl<'a> Parser<'a> {
         loop {
             let item = self.value()?;
             self.open_items.push(item);
-            self.skip_ws()?;
-            match self.peek() {
-                Some(b',') => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.skip_ws()?;
-                    if self.peek() == Some(b']') {
-                        if self.dialect == Dialect::Json {
-                            return Err(self.error_at(
-                                comma,
-                                "trailing comma before `]` is not allowed in strict JSON"
-                                    .to_owned(),
-                            ));
-                        }
-                        self.pos += 1;
-                        break;
-                    }
-                }
-                Some(b']') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.unexpected("expected `,` or `]` after an array element")),
+            if !self.another(b']', "after an array element")? {
+                break;
             }
         }
         self.on_path = outer;
         self.depth -= 1;
         Ok(self.open_items.split_off(first))
+    }
+
+    /// After a member or an element (`after` says which): past a `,` when another follows,
+    /// `false` past the `close` bracket that ends the container. A trailing comma before it is
+    /// an error in strict JSON only.
+    fn another(&mut self, close: u8, after: &str) -> Result<bool, ParseError> {
+        self.skip_ws()?;
+        match self.peek() {
+            Some(b',') => {
+                let comma = self.pos;
+                self.pos += 1;
+                self.skip_ws()?;
+                if self.peek() != Some(close) {
+                    return Ok(true);
+                }
+                if self.dialect == Dialect::Json {
+                    let close = char::from(close);
+                    return Err(self.error_at(
+                        comma,
+                        format!("trailing comma before `{close}` is not allowed in strict JSON"),
+                    ));
+                }
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b) if b == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            _ => {
+                let close = char::from(close);
+                Err(self.unexpected(&format!("expected `,` or `{close}` {after}")))
+            }
+        }
     }
 
     /// The end of the run of bytes at `from` that need no decoding.
