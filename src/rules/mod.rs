@@ -7,6 +7,7 @@
 
 mod background;
 mod bit_set;
+mod clauses;
 mod dense_dfa;
 mod dfa_set;
 mod literal_gate;
@@ -114,6 +115,20 @@ impl Catalogue {
     }
 }
 
+/// The clauses `build.rs` read off `pattern`, when it is a builtin rule's.
+fn builtin_clauses(pattern: &str) -> Option<Vec<clauses::Clause>> {
+    let found = embedded::BUILTIN_CLAUSES
+        .binary_search_by(|(p, _)| (*p).cmp(pattern))
+        .ok()?;
+    let (_, found) = embedded::BUILTIN_CLAUSES.get(found)?;
+    Some(
+        found
+            .iter()
+            .map(|clause| clause.iter().map(|literal| literal.to_vec()).collect())
+            .collect(),
+    )
+}
+
 fn builtin_rules() -> Result<Vec<Rule>, Error> {
     embedded::BUILTIN_RULES
         .iter()
@@ -187,6 +202,22 @@ fn parse_fields(path: &str, text: &str) -> Result<Rule, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `build.rs` read off each builtin pattern is what the library reads off it now.
+    #[test]
+    fn builtin_clauses_are_the_patterns_own() {
+        let catalogue = Catalogue::builtin().unwrap();
+        let patterns: Vec<&String> = catalogue.rules().iter().flat_map(|r| &r.patterns).collect();
+        assert!(patterns.len() > 100);
+        for pattern in patterns {
+            assert_eq!(
+                builtin_clauses(pattern),
+                Some(clauses::clauses(pattern)),
+                "{pattern}"
+            );
+        }
+        assert_eq!(builtin_clauses(r"not\s+a\s+builtin\s+pattern"), None);
+    }
 
     #[test]
     fn builtin_catalogue_loads() {
