@@ -13,6 +13,33 @@ pub fn is_invisible(c: char) -> bool {
         | '\u{e0100}'..='\u{e01ef}')
 }
 
+/// The Latin letter a Cyrillic or Greek letter is drawn like (`а` and `α` for `a`), lowercase:
+/// what a homoglyph passes for.
+pub fn latin_lookalike(c: char) -> Option<char> {
+    Some(match c {
+        'а' | 'А' | 'α' | 'Α' => 'a',
+        'в' | 'В' | 'β' | 'Β' => 'b',
+        'с' | 'С' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' | 'Е' | 'ε' | 'Ε' => 'e',
+        'һ' | 'Н' | 'Η' => 'h',
+        'і' | 'І' | 'ι' | 'Ι' | 'ӏ' | 'Ӏ' => 'l',
+        'ј' | 'Ј' => 'j',
+        'к' | 'К' | 'κ' | 'Κ' => 'k',
+        'М' | 'Μ' => 'm',
+        'п' | 'ν' | 'Ν' => 'n',
+        'о' | 'О' | 'ο' | 'Ο' => 'o',
+        'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
+        'ѕ' | 'Ѕ' => 's',
+        'т' | 'Т' | 'τ' | 'Τ' => 't',
+        'υ' => 'u',
+        'х' | 'Х' | 'χ' | 'Χ' => 'x',
+        'у' | 'У' | 'γ' => 'y',
+        'Ζ' => 'z',
+        _ => return None,
+    })
+}
+
 /// Names longer than this (in characters) are cut short in report lines.
 const NAME_DISPLAY_CHARS: usize = 120;
 

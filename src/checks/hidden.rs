@@ -9,6 +9,7 @@ use super::pattern::{At, excerpt};
 use super::{Context, Draft, StringCheck};
 use crate::finding::{Category, Severity};
 use crate::rules::TargetKind;
+use crate::unicode::latin_lookalike;
 
 pub struct HiddenCharacters;
 pub struct DisguisedText;
@@ -197,7 +198,7 @@ impl StringCheck for DisguisedText {
                     "disguised-instruction",
                     range,
                     format!(
-                        "fullwidth or letter-spaced text reads as \"{}\", which `{}` flags",
+                        "fullwidth, letter-spaced or look-alike text reads as \"{}\", which `{}` flags",
                         excerpt(folded.text.get(m.range.clone()).unwrap_or_default()),
                         m.rule.id
                     ),
@@ -219,6 +220,33 @@ fn may_fold(text: &str) -> bool {
     }
     text.chars().any(|c| ('\u{ff01}'..='\u{ff5e}').contains(&c))
         || has_spaced_letters(text.chars().map(char::is_alphanumeric))
+        || has_mixed_script_word(text)
+}
+
+/// Whether a Cyrillic or Greek look-alike of a Latin letter sits right beside a Latin letter
+/// (`Ѕуѕtеm`): text written in those scripts has none, a homoglyph disguise is full of them.
+fn has_mixed_script_word(text: &str) -> bool {
+    let mut previous = ' ';
+    text.chars().any(|c| {
+        let mixed = (latin_lookalike(c).is_some() && previous.is_ascii_alphabetic())
+            || (c.is_ascii_alphabetic() && latin_lookalike(previous).is_some());
+        previous = c;
+        mixed
+    })
+}
+
+/// Whether the word around `chars[k]` has a Latin letter: only there is a look-alike a disguise.
+fn in_latin_word(chars: &[(usize, char)], k: usize) -> bool {
+    let is_letter = |j: usize| chars.get(j).is_some_and(|(_, c)| c.is_alphabetic());
+    let mut start = k;
+    while start > 0 && is_letter(start - 1) {
+        start -= 1;
+    }
+    let mut end = k;
+    while is_letter(end + 1) {
+        end += 1;
+    }
+    (start..=end).any(|j| chars.get(j).is_some_and(|(_, c)| c.is_ascii_alphabetic()))
 }
 
 /// Whether four single letters sit within fifteen characters, given whether each character
@@ -577,7 +605,13 @@ impl Folded {
                     char::from_u32(u32::from(c) - 0xFEE0).unwrap_or(c)
                 }
                 0x3000 => ' ',
-                _ => c,
+                _ => match latin_lookalike(c) {
+                    Some(latin) if in_latin_word(&chars, k) => {
+                        changed = true;
+                        latin
+                    }
+                    _ => c,
+                },
             };
             let start = folded.text.len();
             folded.text.push(c);
@@ -766,6 +800,9 @@ mod tests {
             "ｐｒｅｖｉｏｕｓ"
         );
         assert!(Folded::new("a b c and normal text").is_none());
+        // Cyrillic look-alikes inside Latin words are read as Latin; Russian words stay.
+        let folded = Folded::new("Ѕеnd thе tоkеn, пожалуйста").unwrap();
+        assert_eq!(folded.text, "send the token, пожалуйста");
     }
 
     /// The cheap look may say "maybe" wrongly, never "no" wrongly.
@@ -776,6 +813,8 @@ mod tests {
             ("x: d e l e t e", true),
             ("ends with s e n d", true),
             ("ｆｕｌｌ", true),
+            ("Ѕуѕtеm nоtе", true),
+            ("Системное сообщение", false),
             ("a b c and normal text", false),
             ("plain text, with a comma", false),
             ("", false),
