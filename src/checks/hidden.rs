@@ -223,19 +223,18 @@ fn may_fold(text: &str) -> bool {
         || has_mixed_script_word(text)
 }
 
-/// Whether a Cyrillic or Greek look-alike of a Latin letter sits right beside a Latin letter
-/// (`Ѕуѕtеm`): text written in those scripts has none, a homoglyph disguise is full of them.
+/// Whether a word (a run of letters) holds both a Latin letter and a Cyrillic or Greek
+/// look-alike of one (`Ѕуѕtеm`): text written in those scripts has none, a homoglyph disguise
+/// is full of them. The same words [`in_latin_word`] has [`Folded::new`] fold.
 fn has_mixed_script_word(text: &str) -> bool {
-    let mut previous = ' ';
-    text.chars().any(|c| {
-        let mixed = (latin_lookalike(c).is_some() && previous.is_ascii_alphabetic())
-            || (c.is_ascii_alphabetic() && latin_lookalike(previous).is_some());
-        previous = c;
-        mixed
+    text.split(|c: char| !c.is_alphabetic()).any(|word| {
+        word.chars().any(|c| c.is_ascii_alphabetic())
+            && word.chars().any(|c| latin_lookalike(c).is_some())
     })
 }
 
-/// Whether the word around `chars[k]` has a Latin letter: only there is a look-alike a disguise.
+/// Whether the word (run of letters) around `chars[k]` has a Latin letter: only there is a
+/// look-alike a disguise.
 fn in_latin_word(chars: &[(usize, char)], k: usize) -> bool {
     let is_letter = |j: usize| chars.get(j).is_some_and(|(_, c)| c.is_alphabetic());
     let mut start = k;
@@ -429,7 +428,10 @@ fn percent_encoded_runs(bytes: &[u8]) -> Vec<Range<usize>> {
 /// A run of `%XX` escapes as the bytes they stand for.
 fn decode_percent(run: &[u8]) -> Option<Vec<u8>> {
     run.chunks_exact(3)
-        .map(|escape| decode_hex(escape.get(1..)?)?.first().copied())
+        .map(|escape| match escape {
+            [_, high, low] => hex_byte(*high, *low),
+            _ => None,
+        })
         .collect()
 }
 
@@ -470,17 +472,22 @@ fn names_rot13(bytes: &[u8]) -> bool {
 
 /// Pairs of hex digits as bytes; `None` unless the whole input is an even number of them.
 fn decode_hex(input: &[u8]) -> Option<Vec<u8>> {
-    let digit = |b: u8| char::from(b).to_digit(16);
     if !input.len().is_multiple_of(2) {
         return None;
     }
     input
         .chunks_exact(2)
         .map(|pair| match pair {
-            [high, low] => u8::try_from(digit(*high)? * 16 + digit(*low)?).ok(),
+            [high, low] => hex_byte(*high, *low),
             _ => None,
         })
         .collect()
+}
+
+/// The byte two hex digits spell; `None` unless both are hex digits.
+fn hex_byte(high: u8, low: u8) -> Option<u8> {
+    let digit = |b: u8| char::from(b).to_digit(16);
+    u8::try_from(digit(high)? * 16 + digit(low)?).ok()
 }
 
 const MIN_BASE64_RUN: usize = 24;
@@ -815,6 +822,8 @@ mod tests {
             ("ｆｕｌｌ", true),
             ("Ѕуѕtеm nоtе", true),
             ("Системное сообщение", false),
+            // A look-alike not next to the word's Latin letter is still in a mixed word.
+            ("ужx", true),
             ("a b c and normal text", false),
             ("plain text, with a comma", false),
             ("", false),
