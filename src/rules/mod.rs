@@ -129,10 +129,16 @@ fn builtin_clauses(pattern: &str) -> Option<Vec<clauses::Clause>> {
     )
 }
 
+/// The builtin rule files, which `build.rs` turned into JSON, validated as a user's are.
 fn builtin_rules() -> Result<Vec<Rule>, Error> {
     embedded::BUILTIN_RULES
         .iter()
-        .map(|(path, text)| parse_fields(&format!("rules/{path}"), text))
+        .map(|(path, json)| {
+            let path = format!("rules/{path}");
+            let rule =
+                serde_json::from_str(json).map_err(|e| Error::new(format!("{path}: {e}")))?;
+            validate_fields(&path, rule)
+        })
         .collect()
 }
 
@@ -168,14 +174,14 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Rule>, Error> {
 
 /// Parses and validates one user rule file; `path` ends in `<category>/<id>.yaml`.
 pub fn parse_rule(path: &str, text: &str) -> Result<Rule, Error> {
-    let rule = parse_fields(path, text)?;
+    let rule = yaml_serde::from_str(text).map_err(|e| Error::new(format!("{path}: {e}")))?;
+    let rule = validate_fields(path, rule)?;
     pattern::check_compiles(&rule).map_err(|e| Error::new(format!("{path}: {e}")))?;
     Ok(rule)
 }
 
-/// Parses one rule file and validates everything but the regexes.
-fn parse_fields(path: &str, text: &str) -> Result<Rule, Error> {
-    let rule: Rule = yaml_serde::from_str(text).map_err(|e| Error::new(format!("{path}: {e}")))?;
+/// Validates everything in a rule file but its regexes; `path` ends in `<category>/<id>.yaml`.
+fn validate_fields(path: &str, rule: Rule) -> Result<Rule, Error> {
     let stem = path
         .rsplit('/')
         .next()
