@@ -101,10 +101,9 @@ pub fn tool_strings(tool: &Object) -> ToolStrings<'_> {
             out.text(kind, step, node);
         }
     }
-    if let Some(title) = tool.get("annotations").and_then(|a| a.get("title")) {
-        let annotations = out.step(Step::Key("annotations", None));
-        let step = out.step(Step::Key("title", Some(annotations)));
-        out.text(TargetKind::AnnotationTitle, step, title);
+    if let Some(annotations) = tool.get("annotations") {
+        let step = out.step(Step::Key("annotations", None));
+        walk_values(annotations, step, TargetKind::AnnotationText, &mut out);
     }
     for key in ["inputSchema", "outputSchema"] {
         if let Some(schema) = tool.get(key) {
@@ -122,10 +121,10 @@ fn walk_schema<'t>(node: &'t Node, at: usize, out: &mut ToolStrings<'t>) {
                 let here = out.step(Step::Key(&member.key, Some(at)));
                 match member.key.as_str() {
                     "title" | "description" if member.value.as_str().is_some() => {
-                        walk_values(&member.value, here, out);
+                        walk_values(&member.value, here, TargetKind::SchemaText, out);
                     }
                     "default" | "const" | "enum" | "examples" => {
-                        walk_values(&member.value, here, out);
+                        walk_values(&member.value, here, TargetKind::SchemaText, out);
                     }
                     "properties" | "patternProperties" => {
                         let Some(properties) = member.value.as_object() else {
@@ -156,20 +155,21 @@ fn walk_schema<'t>(node: &'t Node, at: usize, out: &mut ToolStrings<'t>) {
     }
 }
 
-/// Every string inside a value (`enum: [...]`, an object `default`, …) is schema text.
-fn walk_values<'t>(node: &'t Node, at: usize, out: &mut ToolStrings<'t>) {
+/// Every string inside a value (`enum: [...]`, an object `default`, the annotations) is
+/// target text of `kind`.
+fn walk_values<'t>(node: &'t Node, at: usize, kind: TargetKind, out: &mut ToolStrings<'t>) {
     match &node.value {
-        Value::String(_) => out.text(TargetKind::SchemaText, at, node),
+        Value::String(_) => out.text(kind, at, node),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let step = out.step(Step::Index(i, Some(at)));
-                walk_values(item, step, out);
+                walk_values(item, step, kind, out);
             }
         }
         Value::Object(object) => {
             for member in object.iter_unique() {
                 let step = out.step(Step::Key(&member.key, Some(at)));
-                walk_values(&member.value, step, out);
+                walk_values(&member.value, step, kind, out);
             }
         }
         _ => {}
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn walks_every_string_a_model_reads() {
-        let text = r#"{"name":"t","title":"T","description":"d","annotations":{"title":"A"},
+        let text = r#"{"name":"t","title":"T","description":"d","annotations":{"title":"A","readOnlyHint":true,"x-note":"n"},
             "inputSchema":{"type":"object","description":"s",
               "properties":{"path":{"type":"string","default":"x","enum":["a","b"]},
                             "title":{"type":"string","description":"a property called title"}},
@@ -209,7 +209,8 @@ mod tests {
                 "name /tools/0/name t",
                 "title /tools/0/title T",
                 "description /tools/0/description d",
-                "annotation-title /tools/0/annotations/title A",
+                "annotation-text /tools/0/annotations/title A",
+                "annotation-text /tools/0/annotations/x-note n",
                 "schema-text /tools/0/inputSchema/description s",
                 "property-name /tools/0/inputSchema/properties/path path",
                 "schema-text /tools/0/inputSchema/properties/path/default x",

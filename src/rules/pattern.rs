@@ -45,8 +45,11 @@ pub enum TargetKind {
     Title,
     /// The tool's `description`.
     Description,
-    /// `annotations.title`.
-    AnnotationTitle,
+    /// Every string in `annotations`: its `title`, and any text a server adds beside the
+    /// standard hints (`"x-instructions": "…"`), which clients may pass on to the model.
+    /// `annotation-title`, its name before it covered more than the title, still reads.
+    #[serde(alias = "annotation-title")]
+    AnnotationText,
     /// Anywhere in `inputSchema`/`outputSchema`: every `title`, `description` and string
     /// `default`/`const`/`enum`/`examples` value.
     SchemaText,
@@ -60,7 +63,7 @@ impl TargetKind {
             TargetKind::Name => "name",
             TargetKind::Title => "title",
             TargetKind::Description => "description",
-            TargetKind::AnnotationTitle => "annotation-title",
+            TargetKind::AnnotationText => "annotation-text",
             TargetKind::SchemaText => "schema-text",
             TargetKind::PropertyName => "property-name",
         }
