@@ -37,8 +37,11 @@ use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
 /// The largest class expanded into literals (after ASCII case is folded away).
 const MAX_CLASS: usize = 4;
-/// The most literals one clause may have.
-const MAX_LITERALS: usize = 64;
+/// The most literals one clause may have. Case-insensitive matching spells every `s` and `k`
+/// two ways (`ſ`, the Kelvin sign), so a list of twenty file names can run past a hundred; a
+/// clause dropped for size leaves its pattern gated on its commonest words alone (64 dropped
+/// the file list of `sensitive-file-order`, which then confirmed 18k candidates at 10k tools).
+const MAX_LITERALS: usize = 256;
 /// The most copies of a repeated part a literal spells out.
 const MAX_COPIES: u32 = 16;
 

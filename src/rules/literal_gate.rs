@@ -373,9 +373,9 @@ mod tests {
         assert!(gate.gates(0) && gate.gates(1) && !gate.gates(2));
         assert_eq!(gate.candidates(b"IGNORE the PREVIOUS"), [0]);
         assert_eq!(gate.candidates(b"ignore this"), Vec::<usize>::new());
-        // Overlapping literals are all found: `previous` inside `ignoreprevious`, and six
+        // Overlapping literals are all found: `previous` inside `ignoreprevious`, and eight
         // blanks in a row (as many copies of `[ \t]` as fit in a clause) at every offset.
-        assert_eq!(gate.candidates(b"ignoreprevious \t     x"), [0, 1]);
+        assert_eq!(gate.candidates(b"ignoreprevious \t       x"), [0, 1]);
         assert_eq!(gate.candidates(b"ignore previous     x"), [0]);
         assert_eq!(gate.candidates(b""), Vec::<usize>::new());
     }

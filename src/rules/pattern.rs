@@ -344,6 +344,23 @@ mod tests {
     use crate::rules::dfa_set::Text;
     use crate::rules::prefilter;
 
+    /// The run compiles builtin patterns only when a string needs one, so a pattern that is
+    /// too big would go unnoticed there: every one must compile, as a user's must on load.
+    #[test]
+    fn builtin_patterns_compile() {
+        let catalogue = Catalogue::builtin().unwrap();
+        let failures: Vec<String> = catalogue
+            .rules()
+            .iter()
+            .filter_map(|rule| {
+                check_compiles(rule)
+                    .err()
+                    .map(|e| format!("{}: {e}", rule.id))
+            })
+            .collect();
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
     /// gitleaks' `Validate`: every builtin rule's examples, every failure reported at once.
     #[test]
     fn builtin_examples_hold() {
