@@ -10,11 +10,12 @@
 //! case-insensitively (as every rule pattern is compiled), on any text:
 //!
 //! - a character stands for its case-folding orbit, as the regex crate folds it: `i` for `i` and
-//!   `I`, `s` for `s`, `S` and `ſ`. The automaton ignores ASCII case, so ASCII letters are kept
-//!   lowercase and only the other members of an orbit become literals of their own. Every
-//!   letter is folded, even under `(?-i)`: that only widens;
+//!   `I`, `é` for `é` and `É`. The automaton ignores ASCII case, so ASCII letters are kept
+//!   lowercase and only the other members of an orbit become literals of their own; `ſ` and the
+//!   Kelvin sign, which fold to `s` and `k`, are left out (a string holding one skips the gate).
+//!   Every letter is folded, even under `(?-i)`: that only widens;
 //! - a bracketed class of at most [`MAX_CLASS`] characters expands into one literal each;
-//! - a run of such pieces in sequence multiplies out, up to [`MAX_LITERALS`] literals;
+//! - a run of such pieces in sequence multiplies out, up to [`MAX_RUN_LITERALS`] literals;
 //! - anything else (a wide class, an optional part) ends the run and the next part starts a new
 //!   one; each run is a clause. A part repeated at least `n` times counts as `n` copies in a row
 //!   (as many as fit);
@@ -42,6 +43,10 @@ const MAX_CLASS: usize = 4;
 /// clause dropped for size leaves its pattern gated on its commonest words alone (64 dropped
 /// the file list of `sensitive-file-order`, which then confirmed 18k candidates at 10k tools).
 const MAX_LITERALS: usize = 256;
+/// The most literals a run may multiply out to: a run past it stops there, its prefix the
+/// literal. Every letter of a word in a cased script other than Latin is two literals
+/// (`с`/`С`), so a long Cyrillic word would otherwise be hundreds; five letters say enough.
+const MAX_RUN_LITERALS: usize = 32;
 /// The most copies of a repeated part a literal spells out.
 const MAX_COPIES: u32 = 16;
 
@@ -256,9 +261,9 @@ fn rarity(clause: &Clause) -> usize {
         .unwrap_or(0)
 }
 
-/// Every string of `a` followed by one of `b`; `a` back past [`MAX_LITERALS`].
+/// Every string of `a` followed by one of `b`; `a` back past [`MAX_RUN_LITERALS`].
 fn product(mut a: Clause, b: &Clause) -> Result<Clause, Clause> {
-    if a.len().saturating_mul(b.len()) > MAX_LITERALS {
+    if a.len().saturating_mul(b.len()) > MAX_RUN_LITERALS {
         return Err(a);
     }
     if let [suffix] = b.as_slice() {
@@ -311,12 +316,19 @@ fn may_be_a_byte(literal: &ast::Literal) -> bool {
     literal.byte().is_some_and(|b| !b.is_ascii())
 }
 
-/// `c` and every character it case-folds to, as literals (ASCII letters lowercase).
+/// `c` and every character it case-folds to, as literals (ASCII letters lowercase). For an
+/// ASCII character only its ASCII self: the two other characters that fold to ASCII letters,
+/// `ſ` (to `s`) and the Kelvin sign (to `k`), would double a clause's literals for every `s` and
+/// `k` in it, and the gate sends every string that holds one of them to all its patterns
+/// instead (see [`super::literal_gate::folds_to_ascii_letter`]).
 fn orbit(c: char) -> Clause {
     static ASCII: OnceLock<Vec<Clause>> = OnceLock::new();
     if c.is_ascii() {
-        let table =
-            ASCII.get_or_init(|| (0..128u8).map(|b| unicode_orbit(char::from(b))).collect());
+        let table = ASCII.get_or_init(|| {
+            (0..128u8)
+                .map(|b| vec![vec![b.to_ascii_lowercase()]])
+                .collect()
+        });
         if let Some(orbit) = table.get(c as usize) {
             return orbit.clone();
         }
@@ -353,25 +365,18 @@ mod tests {
 
     #[test]
     fn reads_the_words_a_pattern_needs() {
-        let cases: [(&str, &[&[&str]]); 14] = [
-            // Runs end where a part is not exact; a Unicode fold adds its own literal.
+        let cases: [(&str, &[&[&str]]); 15] = [
+            // Runs end where a part is not exact; a non-ASCII fold adds its own literal, but
+            // not `ſ` or the Kelvin sign (the gate sends strings with those to every pattern).
             (r"\bignore\s+all\b", &[&["ignore"], &["all"]]),
-            (
-                r"ask(\s+me)?\s+first",
-                &[
-                    &["ask", "as\u{212a}", "aſk", "aſ\u{212a}"],
-                    &["first", "firſt"],
-                ],
-            ),
+            (r"ask(\s+me)?\s+first", &[&["ask"], &["first"]]),
+            (r"\bcafé\b", &[&["cafÉ", "café"]]),
             // An alternation is one clause, exact while small.
-            (
-                r"(send|post)\s+to",
-                &[&["post", "poſt", "send", "ſend"], &["to"]],
-            ),
+            (r"(send|post)\s+to", &[&["post", "send"], &["to"]]),
             // A branch without a clause leaves the alternation without one.
-            (r"(secret|\w+)key", &[&["key", "\u{212a}ey"]]),
+            (r"(secret|\w+)key", &[&["key"]]),
             // A branch's strongest clause: longest, then rarest (`-e` over `nc`).
-            (r"mkfifo|\bnc\s+-e\b", &[&["-e", "mkfifo", "m\u{212a}fifo"]]),
+            (r"mkfifo|\bnc\s+-e\b", &[&["-e", "mkfifo"]]),
             // Small classes multiply out; wide ones and optional parts end the run.
             (r"v[12]\.x[a-z]", &[&["v1.x", "v2.x"]]),
             (r"a[^b]c", &[]),

@@ -176,6 +176,17 @@ fn each_literal_in(
     Some(())
 }
 
+/// Whether `haystack` holds `ſ` or the Kelvin sign, the two characters that a case-insensitive
+/// pattern reads as the ASCII letters `s` and `k`. The clauses leave them out (they would
+/// double the literals of every word with an `s` or a `k`), so such a string, rare outside an
+/// attempt to slip past the gate, goes to every pattern. Non-ASCII bytes are rare in most
+/// strings, and an ASCII string is passed over with one look for a byte of either.
+pub(super) fn folds_to_ascii_letter(haystack: &[u8]) -> bool {
+    memchr::memchr2(0xC5, 0xE2, haystack).is_some()
+        && (memchr::memmem::find(haystack, "ſ".as_bytes()).is_some()
+            || memchr::memmem::find(haystack, "\u{212a}".as_bytes()).is_some())
+}
+
 impl LiteralGate {
     /// The gate over `patterns`, each given by its clauses.
     pub fn new(patterns: &[Vec<Clause>]) -> LiteralGate {
@@ -273,8 +284,8 @@ impl LiteralGate {
     /// The gated patterns whose every clause has a literal in `haystack`, ascending.
     pub fn candidates(&self, haystack: &[u8]) -> Vec<usize> {
         match self.clauses_in(haystack) {
-            Some(hits) => self.candidates_among(&hits),
-            None => (0..self.pattern_clauses.len())
+            Some(hits) if !folds_to_ascii_letter(haystack) => self.candidates_among(&hits),
+            _ => (0..self.pattern_clauses.len())
                 .filter(|&pattern| self.gates(pattern))
                 .collect(),
         }
@@ -331,6 +342,12 @@ mod tests {
                     ];
                     for text in variants.iter().filter(|t| regex.is_match(t)) {
                         checked += 1;
+                        if folds_to_ascii_letter(text.as_bytes()) {
+                            assert!(
+                                gate.candidates(text.as_bytes()).contains(&i) || !gate.gates(i)
+                            );
+                            continue;
+                        }
                         let found = [
                             gate.clauses_by(nfa, text.as_bytes()).unwrap(),
                             dense.clauses_in(text.as_bytes()),
@@ -373,10 +390,10 @@ mod tests {
         assert!(gate.gates(0) && gate.gates(1) && !gate.gates(2));
         assert_eq!(gate.candidates(b"IGNORE the PREVIOUS"), [0]);
         assert_eq!(gate.candidates(b"ignore this"), Vec::<usize>::new());
-        // Overlapping literals are all found: `previous` inside `ignoreprevious`, and eight
-        // blanks in a row (as many copies of `[ \t]` as fit in a clause) at every offset.
-        assert_eq!(gate.candidates(b"ignoreprevious \t       x"), [0, 1]);
-        assert_eq!(gate.candidates(b"ignore previous     x"), [0]);
+        // Overlapping literals are all found: `previous` inside `ignoreprevious`, and five
+        // blanks in a row (as many copies of `[ \t]` as fit in a run) at every offset.
+        assert_eq!(gate.candidates(b"ignoreprevious \t   x"), [0, 1]);
+        assert_eq!(gate.candidates(b"ignore previous    x"), [0]);
         assert_eq!(gate.candidates(b""), Vec::<usize>::new());
     }
 
