@@ -229,7 +229,7 @@ fn may_fold(text: &str) -> bool {
 
 /// Whether a word (a run of letters) holds both a Latin letter and a Cyrillic or Greek
 /// look-alike of one (`Ѕуѕtеm`): text written in those scripts has none, a homoglyph disguise
-/// is full of them. The same words [`in_latin_word`] has [`Folded::new`] fold.
+/// is full of them. The same words [`in_word_with_ascii_letter`] has [`Folded::new`] fold.
 fn has_mixed_script_word(text: &str) -> bool {
     text.split(|c: char| !c.is_alphabetic()).any(|word| {
         word.chars().any(|c| c.is_ascii_alphabetic())
@@ -269,31 +269,22 @@ fn is_leetspeak(bytes: &[u8]) -> bool {
         .is_some()
 }
 
-/// Whether the alphanumeric run around `chars[k]` has an ASCII letter: only there is a leet
-/// digit a letter (`4` stays a number in `4 items`).
-fn in_word_with_letter(chars: &[(usize, char)], k: usize) -> bool {
-    let is_alphanumeric = |j: usize| chars.get(j).is_some_and(|(_, c)| c.is_alphanumeric());
+/// Whether the run of characters `in_word` around `chars[k]` has an ASCII letter. Run over
+/// letters, it says whether a look-alike sits in a Latin word (only there is it a disguise);
+/// over letters and digits, whether a leet digit sits in a word (`4` stays a number in
+/// `4 items`).
+fn in_word_with_ascii_letter(
+    chars: &[(usize, char)],
+    k: usize,
+    in_word: impl Fn(char) -> bool,
+) -> bool {
+    let inside = |j: usize| chars.get(j).is_some_and(|&(_, c)| in_word(c));
     let mut start = k;
-    while start > 0 && is_alphanumeric(start - 1) {
+    while start > 0 && inside(start - 1) {
         start -= 1;
     }
     let mut end = k;
-    while is_alphanumeric(end + 1) {
-        end += 1;
-    }
-    (start..=end).any(|j| chars.get(j).is_some_and(|(_, c)| c.is_ascii_alphabetic()))
-}
-
-/// Whether the word (run of letters) around `chars[k]` has a Latin letter: only there is a
-/// look-alike a disguise.
-fn in_latin_word(chars: &[(usize, char)], k: usize) -> bool {
-    let is_letter = |j: usize| chars.get(j).is_some_and(|(_, c)| c.is_alphabetic());
-    let mut start = k;
-    while start > 0 && is_letter(start - 1) {
-        start -= 1;
-    }
-    let mut end = k;
-    while is_letter(end + 1) {
+    while inside(end + 1) {
         end += 1;
     }
     (start..=end).any(|j| chars.get(j).is_some_and(|(_, c)| c.is_ascii_alphabetic()))
@@ -759,11 +750,16 @@ impl Folded {
                 }
                 0x3000 => ' ',
                 _ => match (latin_lookalike(c), leet_letter(c)) {
-                    (Some(latin), _) if in_latin_word(&chars, k) => {
+                    (Some(latin), _)
+                        if in_word_with_ascii_letter(&chars, k, char::is_alphabetic) =>
+                    {
                         changed = true;
                         latin
                     }
-                    (_, Some(letter)) if leetspeak && in_word_with_letter(&chars, k) => {
+                    (_, Some(letter))
+                        if leetspeak
+                            && in_word_with_ascii_letter(&chars, k, char::is_alphanumeric) =>
+                    {
                         changed = true;
                         letter
                     }
