@@ -23,7 +23,9 @@ pub fn latin_lookalike(c: char) -> Option<char> {
         'ԁ' => 'd',
         'е' | 'Е' | 'ε' | 'Ε' => 'e',
         'һ' | 'Н' | 'Η' => 'h',
-        'і' | 'І' | 'ι' | 'Ι' | 'ӏ' | 'Ӏ' => 'l',
+        // Dotted and dotless `i`: the Latin `I` is a Latin `i` too. Palochka `ӏ` has no dot.
+        'і' | 'І' | 'ι' | 'Ι' => 'i',
+        'ӏ' | 'Ӏ' => 'l',
         'ј' | 'Ј' => 'j',
         'к' | 'К' | 'κ' | 'Κ' => 'k',
         'М' | 'Μ' => 'm',
