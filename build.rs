@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+
 #[path = "src/rules/clauses.rs"]
 #[allow(dead_code)] // the build script needs only `clauses`
 mod clauses;
@@ -27,7 +29,7 @@ struct Patterns {
 fn read_rule(path: &Path) -> Result<(String, Vec<String>), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let value: serde_json::Value = yaml_serde::from_str(&text).map_err(|e| e.to_string())?;
-    let patterns: Patterns = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    let patterns = Patterns::deserialize(&value).map_err(|e| e.to_string())?;
     Ok((value.to_string(), patterns.patterns))
 }
 

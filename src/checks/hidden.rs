@@ -401,7 +401,7 @@ fn encoded_blobs(text: &str) -> Vec<Blob> {
         percent_encoded_runs(text.as_bytes())
             .into_iter()
             .filter_map(|run| {
-                let decoded = decode_percent(text.as_bytes().get(run.clone())?)?;
+                let decoded = decode_percent(text.as_bytes().get(run.clone())?);
                 Some(Blob {
                     range: run,
                     encoding: "percent-encoded",
@@ -413,11 +413,12 @@ fn encoded_blobs(text: &str) -> Vec<Blob> {
         character_reference_runs(text.as_bytes())
             .into_iter()
             .filter_map(|run| {
-                let decoded = decode_character_references(text.get(run.clone())?)?;
+                let decoded = decode_character_references(text.get(run.clone())?)
+                    .filter(|decoded| looks_like_text(decoded))?;
                 Some(Blob {
                     range: run,
                     encoding: "character-reference",
-                    decoded: Some(decoded).filter(|d| looks_like_text(d))?,
+                    decoded,
                 })
             }),
     );
@@ -600,24 +601,18 @@ fn percent_encoded_runs(bytes: &[u8]) -> Vec<Range<usize>> {
 }
 
 /// A run of text with `%XX` escapes as the bytes it stands for.
-fn decode_percent(run: &[u8]) -> Option<Vec<u8>> {
+fn decode_percent(run: &[u8]) -> Vec<u8> {
     let mut decoded = Vec::with_capacity(run.len());
     let mut i = 0;
     while let Some(&b) = run.get(i) {
-        match (b, run.get(i + 1), run.get(i + 2)) {
-            (b'%', Some(&high), Some(&low))
-                if high.is_ascii_hexdigit() && low.is_ascii_hexdigit() =>
-            {
-                decoded.push(hex_byte(high, low)?);
-                i += 3;
-            }
-            _ => {
-                decoded.push(b);
-                i += 1;
-            }
-        }
+        let escaped = match (b, run.get(i + 1), run.get(i + 2)) {
+            (b'%', Some(&high), Some(&low)) => hex_byte(high, low),
+            _ => None,
+        };
+        decoded.push(escaped.unwrap_or(b));
+        i += if escaped.is_some() { 3 } else { 1 };
     }
-    Some(decoded)
+    decoded
 }
 
 /// The whole text rot13-decoded, when it names rot13 (a reader is told to decode it; rot13

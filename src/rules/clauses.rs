@@ -31,8 +31,6 @@
 //! Only `std` and `regex-syntax`: `build.rs` includes this file to read the builtin patterns'
 //! clauses at build time, so that a run does not spend its start-up on them.
 
-use std::sync::OnceLock;
-
 use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
@@ -322,21 +320,11 @@ fn may_be_a_byte(literal: &ast::Literal) -> bool {
 /// `k` in it, and the gate sends every string that holds one of them to all its patterns
 /// instead (see [`super::literal_gate::folds_to_ascii_letter`]).
 fn orbit(c: char) -> Clause {
-    static ASCII: OnceLock<Vec<Clause>> = OnceLock::new();
-    if c.is_ascii() {
-        let table = ASCII.get_or_init(|| {
-            (0..128u8)
-                .map(|b| vec![vec![b.to_ascii_lowercase()]])
-                .collect()
-        });
-        if let Some(orbit) = table.get(c as usize) {
-            return orbit.clone();
-        }
+    if let Ok(ascii) = u8::try_from(c)
+        && ascii.is_ascii()
+    {
+        return vec![vec![ascii.to_ascii_lowercase()]];
     }
-    unicode_orbit(c)
-}
-
-fn unicode_orbit(c: char) -> Clause {
     let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
     class.case_fold_simple();
     set_of(

@@ -283,9 +283,15 @@ impl LiteralGate {
 
     /// The gated patterns whose every clause has a literal in `haystack`, ascending.
     pub fn candidates(&self, haystack: &[u8]) -> Vec<usize> {
-        match self.clauses_in(haystack) {
-            Some(hits) if !folds_to_ascii_letter(haystack) => self.candidates_among(&hits),
-            _ => (0..self.pattern_clauses.len())
+        // Checked before the walk: its literals would not decide for such a string.
+        let hits = if folds_to_ascii_letter(haystack) {
+            None
+        } else {
+            self.clauses_in(haystack)
+        };
+        match hits {
+            Some(hits) => self.candidates_among(&hits),
+            None => (0..self.pattern_clauses.len())
                 .filter(|&pattern| self.gates(pattern))
                 .collect(),
         }
