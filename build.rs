@@ -6,7 +6,8 @@
 //! repository, so the build does what every run would repeat: it turns each YAML file into JSON
 //! (the library reads that into its `Rule` and validates it, as it does a user's YAML; parsing
 //! the YAML took 2.6 ms of CPU a run), and works out each pattern's clauses with the library's own code
-//! (`src/rules/clauses.rs`: 13 ms a run for 222 patterns).
+//! (`src/rules/clauses.rs`: 13 ms a run for 222 patterns), and builds the literal gate's dense
+//! table over every literal of those clauses (`src/rules/dense_dfa.rs`: 10 ms a run).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -17,6 +18,14 @@ use serde::Deserialize;
 #[path = "src/rules/clauses.rs"]
 #[allow(dead_code)] // the build script needs only `clauses`
 mod clauses;
+
+#[path = "src/rules/bit_set.rs"]
+#[allow(dead_code)]
+mod bit_set;
+
+#[path = "src/rules/dense_dfa.rs"]
+#[allow(dead_code)] // the build script needs only the table's construction
+mod dense_dfa;
 
 /// What the build needs of a rule file besides its text: its patterns.
 #[derive(serde::Deserialize)]
@@ -90,9 +99,62 @@ fn main() {
         code.push_str("]),\n");
     }
     code.push_str("];\n");
-    let out =
-        PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("builtin_rules.rs");
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    gate_table(&patterns, &out_dir, &mut code);
+    let out = out_dir.join("builtin_rules.rs");
     if let Err(e) = std::fs::write(&out, code) {
         println!("cargo::error=cannot write {}: {e}", out.display());
     }
+}
+
+/// The literal gate's table over every literal of the builtin clauses, sorted: the table's
+/// bytes in `gate_table.bin`, the rest as code. An empty table (the build could not make one)
+/// makes every run build its own.
+fn gate_table(
+    patterns: &BTreeMap<String, Vec<clauses::Clause>>,
+    out_dir: &Path,
+    code: &mut String,
+) {
+    let literals: Vec<Vec<u8>> = patterns
+        .values()
+        .flatten()
+        .flatten()
+        .cloned()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let table = dense_dfa::DenseDfa::of_literals(&literals);
+    let dense_dfa::Encoded {
+        classes,
+        table: bytes,
+        match_of,
+        match_sets,
+    } = match &table {
+        Some(table) => table.encode(),
+        None => dense_dfa::Encoded {
+            classes: [0; 256],
+            table: &[],
+            match_of: &[],
+            match_sets: &[],
+        },
+    };
+    let path = out_dir.join("gate_table.bin");
+    if let Err(e) = std::fs::write(&path, bytes) {
+        println!("cargo::error=cannot write {}: {e}", path.display());
+    }
+    code.push_str("pub static GATE_LITERALS: &[&[u8]] = &[\n");
+    for literal in &literals {
+        let _ = writeln!(code, "    b\"{}\",", literal.escape_ascii());
+    }
+    code.push_str("];\n");
+    let _ = writeln!(code, "pub static GATE_CLASSES: [u8; 256] = {classes:?};");
+    let _ = writeln!(code, "pub static GATE_MATCH_OF: &[u16] = &{match_of:?};");
+    code.push_str("pub static GATE_MATCH_SETS: &[&[u32]] = &[\n");
+    for set in match_sets {
+        let _ = writeln!(code, "    &{set:?},");
+    }
+    code.push_str("];\n");
+    code.push_str(
+        "pub static GATE_TABLE: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/gate_table.bin\"));\n",
+    );
 }

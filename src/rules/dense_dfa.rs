@@ -8,69 +8,150 @@
 //! looked up once per string, after the walk. Bytes that no literal holds, in either ASCII case,
 //! take every state back to the start, so they share a column; the others have one each (about
 //! 130 for the built-in rules), which keeps the table near 2 MB.
+//!
+//! `build.rs` includes this file to build the builtin rules' table at compile time: building
+//! it (and the automaton it unrolls) took 10 ms of every run, most of a small scan's start-up.
+
+use std::borrow::Cow;
 
 use foldhash::HashMap;
 
 use aho_corasick::Anchored;
+use aho_corasick::MatchKind;
 use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::nfa::contiguous::NFA;
 
 use super::bit_set;
 
-/// Tables larger than this many entries (256 MB) are not built: the automaton they unroll is
-/// then walked as it is (slower, same answers).
-const MAX_ENTRIES: usize = 1 << 26;
+/// The bytes of a table entry: a state's number, so a table has at most 65536 states (the
+/// builtin rules' have about 14k; a larger automaton is walked as it is, slower, same answers).
+const ENTRY: usize = std::mem::size_of::<u16>();
+
+/// The unanchored, ASCII-case-insensitive automaton of `literals` that a table unrolls.
+///
+/// It lists at each match state every literal that ends there (`Standard` semantics): a
+/// clause's literal may sit inside or across another's, and must be found all the same.
+pub fn literal_nfa(literals: &[Vec<u8>]) -> Option<NFA> {
+    NFA::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .build(literals)
+        .ok()
+}
 
 #[derive(Debug)]
 pub struct DenseDfa {
     /// The column of each byte.
     classes: [u8; 256],
-    /// Row by row, each the number of its state's match set then a transition per class (the
-    /// index of the target row's first entry).
-    table: Vec<u32>,
+    /// How many columns there are.
+    columns: usize,
+    /// Row by row, one per state, the state each column goes to: little-endian `u16`s, as
+    /// `build.rs` embeds them. The start state is 0.
+    table: Cow<'static, [u8]>,
+    /// The number of each state's match set (0: none).
+    match_of: Cow<'static, [u16]>,
     /// What each match set holds (the automaton's pattern numbers), by number; 0 is empty.
     match_sets: Vec<Vec<usize>>,
 }
 
+/// A table as `build.rs` writes it into the binary.
+#[allow(dead_code)] // for `build.rs`, which includes this file, and the tests
+pub struct Encoded<'t> {
+    /// The column of each byte.
+    pub classes: [u8; 256],
+    /// The rows, as little-endian `u16`s.
+    pub table: &'t [u8],
+    /// Each state's match set.
+    pub match_of: &'t [u16],
+    /// Each match set's patterns.
+    pub match_sets: &'t [Vec<usize>],
+}
+
 impl DenseDfa {
     /// The table of `automaton`, the unanchored, ASCII-case-insensitive automaton of
-    /// `literals`; `None` when it has no start state or is too large.
+    /// `literals`; `None` when it has no start state or too many states.
     pub fn new(automaton: &impl Automaton, literals: &[Vec<u8>]) -> Option<DenseDfa> {
         let (classes, representatives) = byte_classes(literals);
-        let stride = representatives.len() + 1;
         let start = automaton.start_state(Anchored::No).ok()?;
-        let mut rows: HashMap<StateID, usize> = HashMap::from_iter([(start, 0)]);
+        let mut numbers: HashMap<StateID, u16> = HashMap::from_iter([(start, 0)]);
         let mut states = vec![start];
         let mut table = Vec::new();
+        let mut match_of = Vec::new();
         let mut match_sets = vec![Vec::new()];
-        // Breadth first from the start: each state's row is `stride` times its number.
-        while let Some(&id) = states.get(table.len() / stride) {
+        // Breadth first from the start, numbering states as they are first reached.
+        while let Some(&id) = states.get(match_of.len()) {
             if automaton.is_match(id) {
-                table.push(u32::try_from(match_sets.len()).ok()?);
+                match_of.push(u16::try_from(match_sets.len()).ok()?);
                 match_sets.push(
                     (0..automaton.match_len(id))
                         .map(|i| automaton.match_pattern(id, i).as_usize())
                         .collect(),
                 );
             } else {
-                table.push(0);
+                match_of.push(0);
             }
             for &byte in &representatives {
                 let target = automaton.next_state(Anchored::No, id, byte);
-                let row = *rows.entry(target).or_insert_with(|| {
-                    states.push(target);
-                    (states.len() - 1) * stride
-                });
-                table.push(u32::try_from(row).ok()?);
-            }
-            if table.len() > MAX_ENTRIES {
-                return None;
+                let number = match numbers.get(&target) {
+                    Some(&number) => number,
+                    None => {
+                        let number = u16::try_from(states.len()).ok()?;
+                        numbers.insert(target, number);
+                        states.push(target);
+                        number
+                    }
+                };
+                table.extend(number.to_le_bytes());
             }
         }
         Some(DenseDfa {
             classes,
-            table,
+            columns: representatives.len(),
+            table: Cow::Owned(table),
+            match_of: Cow::Owned(match_of),
             match_sets,
         })
+    }
+
+    /// The table of [`literal_nfa`] over `literals`; `None` when it cannot be built.
+    #[allow(dead_code)] // for `build.rs`, which includes this file, and the tests
+    pub fn of_literals(literals: &[Vec<u8>]) -> Option<DenseDfa> {
+        DenseDfa::new(&literal_nfa(literals)?, literals)
+    }
+
+    /// A table [`DenseDfa::encode`] wrote (at build time); `None` when the parts do not fit
+    /// together.
+    pub fn from_parts(
+        classes: [u8; 256],
+        table: &'static [u8],
+        match_of: &'static [u16],
+        match_sets: &[&[u32]],
+    ) -> Option<DenseDfa> {
+        let columns = usize::from(*classes.iter().max()?) + 1;
+        if match_of.is_empty() || table.len() != match_of.len() * columns * ENTRY {
+            return None;
+        }
+        Some(DenseDfa {
+            classes,
+            columns,
+            table: Cow::Borrowed(table),
+            match_of: Cow::Borrowed(match_of),
+            match_sets: match_sets
+                .iter()
+                .map(|set| set.iter().map(|&p| p as usize).collect())
+                .collect(),
+        })
+    }
+
+    /// The parts [`DenseDfa::from_parts`] reads back.
+    #[allow(dead_code)] // for `build.rs`, which includes this file, and the tests
+    pub fn encode(&self) -> Encoded<'_> {
+        Encoded {
+            classes: self.classes,
+            table: &self.table,
+            match_of: &self.match_of,
+            match_sets: &self.match_sets,
+        }
     }
 
     /// How many match sets there are (numbered from 1).
@@ -108,40 +189,54 @@ impl DenseDfa {
     /// Sets bit `s` of `seen` for every match set `s` reached in `haystack`, and bit 0 for every
     /// byte that reaches none.
     fn walk(&self, haystack: &[u8], seen: &mut [u64]) {
-        let mut row = 0usize;
+        let mut state = 0usize;
         for &byte in haystack {
             let class = usize::from(self.classes[usize::from(byte)]);
-            row = self
-                .table
-                .get(row + 1 + class)
-                .map_or(0, |&next| next as usize);
-            bit_set::insert(seen, self.table.get(row).map_or(0, |&set| set as usize));
+            state = self.next(state * self.columns + class);
+            let set = self.match_of.get(state).copied().unwrap_or(0);
+            bit_set::insert(seen, usize::from(set));
         }
+    }
+
+    /// Entry `i` of the table (0, the start state, past its end: never, for a table built
+    /// here).
+    fn next(&self, i: usize) -> usize {
+        self.table
+            .get(i * ENTRY..(i + 1) * ENTRY)
+            .and_then(|bytes| bytes.try_into().ok())
+            .map_or(0, |bytes| usize::from(u16::from_le_bytes(bytes)))
     }
 }
 
 /// The column of each byte, and a byte of each column: one column for every byte that no
 /// literal holds in either ASCII case (column 0: each state goes back to the start on them, as no
-/// literal goes on with them), one for each other byte.
+/// literal goes on with them), one for each other byte, the two cases of an ASCII letter sharing
+/// one (the automaton does not tell them apart).
 fn byte_classes(literals: &[Vec<u8>]) -> ([u8; 256], Vec<u8>) {
     let mut held = [false; 256];
     for &byte in literals.iter().flatten() {
-        for case in [byte.to_ascii_lowercase(), byte.to_ascii_uppercase()] {
-            if let Some(slot) = held.get_mut(usize::from(case)) {
-                *slot = true;
-            }
+        if let Some(slot) = held.get_mut(usize::from(byte.to_ascii_lowercase())) {
+            *slot = true;
         }
     }
     let mut classes = [0u8; 256];
     // Column 0 is the bytes not held, if any: then at most 255 are held, numbered from 1.
     let mut representatives: Vec<u8> = (0..=255u8)
-        .find(|&byte| held.get(usize::from(byte)) == Some(&false))
+        .find(|&byte| held.get(usize::from(byte.to_ascii_lowercase())) == Some(&false))
         .into_iter()
         .collect();
     for (byte, class) in (0..=255u8).zip(classes.iter_mut()) {
-        if held.get(usize::from(byte)) == Some(&true) {
+        if held.get(usize::from(byte)) == Some(&true) && !byte.is_ascii_uppercase() {
             *class = u8::try_from(representatives.len()).unwrap_or(u8::MAX);
             representatives.push(byte);
+        }
+    }
+    for upper in b'A'..=b'Z' {
+        let lower = classes
+            .get(usize::from(upper.to_ascii_lowercase()))
+            .copied();
+        if let (Some(slot), Some(lower)) = (classes.get_mut(usize::from(upper)), lower) {
+            *slot = lower;
         }
     }
     (classes, representatives)

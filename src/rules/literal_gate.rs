@@ -5,23 +5,49 @@
 //! building its states. So patterns with clauses skip the DFA altogether, and the rule's own
 //! regex confirms each candidate. A pattern with no clause at all (`[A-Za-z0-9+/]{40,}`) is not
 //! gated here; the lazy DFA of the later stage runs it.
+//!
+//! The builtin rules' literals come with their dense table, built by `build.rs`: a run whose
+//! literals are all among them (every run without rule packs of its own) builds no automaton.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use aho_corasick::Anchored;
 use aho_corasick::automaton::Automaton;
 use aho_corasick::nfa::contiguous::NFA;
-use aho_corasick::{Anchored, MatchKind};
 
 use super::background::Background;
 use super::bit_set;
 use super::clauses::Clause;
-use super::dense_dfa::DenseDfa;
+use super::dense_dfa::{DenseDfa, literal_nfa};
+use super::embedded;
 
 /// Which patterns' clauses all have a literal in a string.
 #[derive(Debug)]
 pub struct LiteralGate {
+    automata: Automata,
+    /// The clauses each literal is in.
+    literal_clauses: LiteralClauses,
+    /// The pattern of each clause.
+    clause_patterns: Vec<usize>,
+    /// Each pattern's clauses (empty: not gated). Clauses are numbered pattern by pattern.
+    pattern_clauses: Vec<Range<usize>>,
+}
+
+/// What finds the literals.
+#[derive(Debug)]
+enum Automata {
+    /// The builtin rules' table, numbering literals as [`embedded::GATE_LITERALS`] lists them;
+    /// it also finds literals no pattern of the run has (a rule turned off), which mark no
+    /// clause.
+    Embedded(Box<DenseGate>),
+    /// Built for this run's literals.
+    Built(Box<Built>),
+}
+
+#[derive(Debug)]
+struct Built {
     /// Quick to build (2–3 ms, on the second core while the run reads its inputs): runs the
     /// first strings of every scan. `None` if it could not be built: every gated pattern is
     /// then a candidate (slower, same findings).
@@ -35,12 +61,6 @@ pub struct LiteralGate {
     scanned: AtomicUsize,
     /// Every literal, numbered as the automata number them.
     literals: Arc<Vec<Vec<u8>>>,
-    /// The clauses each literal is in.
-    literal_clauses: LiteralClauses,
-    /// The pattern of each clause.
-    clause_patterns: Vec<usize>,
-    /// Each pattern's clauses (empty: not gated). Clauses are numbered pattern by pattern.
-    pattern_clauses: Vec<Range<usize>>,
 }
 
 /// The clauses each literal is in: a bitset of `words` words per literal, bit `c` for clause
@@ -98,11 +118,21 @@ struct DenseGate {
 }
 
 impl DenseGate {
-    fn new(nfa: &NFA, literals: &[Vec<u8>], literal_clauses: &LiteralClauses) -> Option<DenseGate> {
-        let dfa = DenseDfa::new(nfa, literals)?;
+    fn new(dfa: DenseDfa, literal_clauses: &LiteralClauses) -> DenseGate {
         let set_clauses =
             literal_clauses.of_groups((0..=dfa.match_sets()).map(|set| dfa.patterns_of(set)));
-        Some(DenseGate { dfa, set_clauses })
+        DenseGate { dfa, set_clauses }
+    }
+
+    /// [`embedded::GATE_TABLE`]; `None` when the build could not make it.
+    fn embedded(literal_clauses: &LiteralClauses) -> Option<DenseGate> {
+        let dfa = DenseDfa::from_parts(
+            embedded::GATE_CLASSES,
+            embedded::GATE_TABLE,
+            embedded::GATE_MATCH_OF,
+            embedded::GATE_MATCH_SETS,
+        )?;
+        Some(DenseGate::new(dfa, literal_clauses))
     }
 
     fn clauses_in(&self, haystack: &[u8]) -> ClauseHits {
@@ -145,17 +175,6 @@ impl ClauseHits {
 /// of text and the table 6 ms.
 const DENSE_AFTER_BYTES: usize = 4 << 20;
 
-// The NFA lists at each match state every literal that ends there (`Standard` semantics),
-// which `each_literal_in` walks and the dense table copies: a clause's literal may sit inside or
-// across another's, and must be found all the same.
-fn nfa(literals: &[Vec<u8>]) -> Option<NFA> {
-    NFA::builder()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .build(literals)
-        .ok()
-}
-
 /// Calls `found` with every literal that ends somewhere in `haystack` (some more than once),
 /// walking the automaton a byte at a time. Strings hold about one literal per ten bytes, and the
 /// iterator of overlapping matches spent a quarter of its time starting over after each.
@@ -187,12 +206,81 @@ pub(super) fn folds_to_ascii_letter(haystack: &[u8]) -> bool {
             || memchr::memmem::find(haystack, "\u{212a}".as_bytes()).is_some())
 }
 
+/// The number of `literal` among the builtin rules' literals, if it is one of them.
+fn embedded_id(literal: &[u8]) -> Option<usize> {
+    embedded::GATE_LITERALS
+        .binary_search_by(|l| (*l).cmp(literal))
+        .ok()
+}
+
+impl Built {
+    /// Starts building the NFA of `literals` on a thread of its own.
+    fn new(literals: Vec<Vec<u8>>) -> Built {
+        let literals = Arc::new(literals);
+        let nfa = {
+            let literals = Arc::clone(&literals);
+            Background::spawn("rule-literals", move || literal_nfa(&literals))
+        };
+        Built {
+            nfa,
+            dense: OnceLock::new(),
+            scanned: AtomicUsize::new(0),
+            literals,
+        }
+    }
+
+    fn nfa(&self) -> Option<&NFA> {
+        self.nfa.get(|| literal_nfa(&self.literals)).as_ref()
+    }
+
+    fn dense(&self, literal_clauses: &LiteralClauses) -> Option<&DenseGate> {
+        self.dense
+            .get_or_init(|| {
+                let dfa = DenseDfa::new(self.nfa()?, &self.literals)?;
+                Some(DenseGate::new(dfa, literal_clauses))
+            })
+            .as_ref()
+    }
+
+    /// The dense table, once the scan has run [`DENSE_AFTER_BYTES`] through the NFA (counting
+    /// the next `len` bytes).
+    fn dense_for(&self, len: usize, literal_clauses: &LiteralClauses) -> Option<&DenseGate> {
+        match self.dense.get() {
+            Some(built) => built.as_ref(),
+            None => {
+                let before = self.scanned.fetch_add(len, Ordering::Relaxed);
+                if before < DENSE_AFTER_BYTES && before.saturating_add(len) >= DENSE_AFTER_BYTES {
+                    self.dense(literal_clauses)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
 impl LiteralGate {
     /// The gate over `patterns`, each given by its clauses.
     pub fn new(patterns: &[Vec<Clause>]) -> LiteralGate {
+        LiteralGate::with_table(patterns, true)
+    }
+
+    /// The gate over `patterns`, with the builtin table when `may_embed` and it has every
+    /// literal of them.
+    fn with_table(patterns: &[Vec<Clause>], may_embed: bool) -> LiteralGate {
+        let embedded = may_embed
+            && patterns
+                .iter()
+                .flatten()
+                .flatten()
+                .all(|literal| embedded_id(literal).is_some());
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut literal_ids: std::collections::HashMap<&[u8], usize> = Default::default();
-        let mut literal_clauses: Vec<Vec<usize>> = Vec::new();
+        let mut literal_clauses: Vec<Vec<usize>> = if embedded {
+            vec![Vec::new(); embedded::GATE_LITERALS.len()]
+        } else {
+            Vec::new()
+        };
         let mut clause_patterns = Vec::new();
         let mut pattern_clauses = Vec::new();
         for (pattern, clauses) in patterns.iter().enumerate() {
@@ -201,12 +289,18 @@ impl LiteralGate {
                 let id = clause_patterns.len();
                 clause_patterns.push(pattern);
                 for literal in clause {
-                    let next = literals.len();
-                    let literal_id = *literal_ids.entry(literal.as_slice()).or_insert(next);
-                    if literal_id == next {
-                        literals.push(literal.clone());
-                        literal_clauses.push(Vec::new());
-                    }
+                    let literal_id = match embedded_id(literal).filter(|_| embedded) {
+                        Some(literal_id) => literal_id,
+                        None => {
+                            let next = literals.len();
+                            let literal_id = *literal_ids.entry(literal.as_slice()).or_insert(next);
+                            if literal_id == next {
+                                literals.push(literal.clone());
+                                literal_clauses.push(Vec::new());
+                            }
+                            literal_id
+                        }
+                    };
                     if let Some(owners) = literal_clauses.get_mut(literal_id) {
                         owners.push(id);
                     }
@@ -215,54 +309,32 @@ impl LiteralGate {
             pattern_clauses.push(first..clause_patterns.len());
         }
         let literal_clauses = LiteralClauses::new(&literal_clauses, clause_patterns.len());
-        let literals = Arc::new(literals);
-        let nfa = {
-            let literals = Arc::clone(&literals);
-            Background::spawn("rule-literals", move || nfa(&literals))
+        let automata = match embedded
+            .then(|| DenseGate::embedded(&literal_clauses))
+            .flatten()
+        {
+            Some(table) => Automata::Embedded(Box::new(table)),
+            None => Automata::Built(Box::new(Built::new(literals))),
         };
         LiteralGate {
-            nfa,
-            dense: OnceLock::new(),
-            scanned: AtomicUsize::new(0),
-            literals,
+            automata,
             literal_clauses,
             clause_patterns,
             pattern_clauses,
         }
     }
 
-    fn nfa(&self) -> Option<&NFA> {
-        self.nfa.get(|| nfa(&self.literals)).as_ref()
-    }
-
-    fn dense(&self) -> Option<&DenseGate> {
-        self.dense
-            .get_or_init(|| DenseGate::new(self.nfa()?, &self.literals, &self.literal_clauses))
-            .as_ref()
-    }
-
-    /// The dense table, once the scan has run [`DENSE_AFTER_BYTES`] through the NFA (counting
-    /// the next `len` bytes).
-    fn dense_for(&self, len: usize) -> Option<&DenseGate> {
-        match self.dense.get() {
-            Some(built) => built.as_ref(),
-            None => {
-                let before = self.scanned.fetch_add(len, Ordering::Relaxed);
-                if before < DENSE_AFTER_BYTES && before.saturating_add(len) >= DENSE_AFTER_BYTES {
-                    self.dense()
-                } else {
-                    None
-                }
-            }
-        }
-    }
-
     /// The clauses with a literal in `haystack`, by whichever automaton is ready; `None` when
     /// none could be built.
     fn clauses_in(&self, haystack: &[u8]) -> Option<ClauseHits> {
-        match self.dense_for(haystack.len()) {
-            Some(dense) => Some(dense.clauses_in(haystack)),
-            None => self.clauses_by(self.nfa()?, haystack),
+        match &self.automata {
+            Automata::Embedded(table) => Some(table.clauses_in(haystack)),
+            Automata::Built(built) => {
+                match built.dense_for(haystack.len(), &self.literal_clauses) {
+                    Some(dense) => Some(dense.clauses_in(haystack)),
+                    None => self.clauses_by(built.nfa()?, haystack),
+                }
+            }
         }
     }
 
@@ -317,6 +389,60 @@ mod tests {
     use crate::rules::clauses::clauses;
     use crate::rules::{Catalogue, Kind};
 
+    impl LiteralGate {
+        fn built(&self) -> &Built {
+            match &self.automata {
+                Automata::Built(built) => built,
+                Automata::Embedded(_) => panic!("the gate has the builtin table"),
+            }
+        }
+
+        /// The dense table of a gate that built its own, built now.
+        fn dense(&self) -> &DenseGate {
+            self.built().dense(&self.literal_clauses).unwrap()
+        }
+    }
+
+    /// The table `build.rs` embedded is the one the library builds over the same literals, and
+    /// they are every literal of the builtin patterns.
+    #[test]
+    fn the_embedded_table_is_the_builtin_literals_own() {
+        let literals: Vec<Vec<u8>> = embedded::GATE_LITERALS.iter().map(|l| l.to_vec()).collect();
+        let built = DenseDfa::of_literals(&literals).unwrap();
+        let encoded = built.encode();
+        assert_eq!(encoded.classes, embedded::GATE_CLASSES);
+        assert!(encoded.table == embedded::GATE_TABLE, "the tables differ");
+        assert_eq!(encoded.match_of, embedded::GATE_MATCH_OF);
+        let embedded_sets: Vec<Vec<usize>> = embedded::GATE_MATCH_SETS
+            .iter()
+            .map(|set| set.iter().map(|&p| p as usize).collect())
+            .collect();
+        assert_eq!(encoded.match_sets, embedded_sets);
+        let catalogue = Catalogue::builtin().unwrap();
+        let mut wanted: Vec<Vec<u8>> = catalogue
+            .rules()
+            .iter()
+            .flat_map(|r| &r.patterns)
+            .flat_map(|p| clauses(p))
+            .flatten()
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        assert_eq!(wanted, literals);
+    }
+
+    /// A rule pack's literal the builtin table lacks makes the gate build its own automata.
+    #[test]
+    fn a_new_literal_builds_the_gate_its_own_automata() {
+        let builtin = LiteralGate::new(&[clauses(r"ignore\s+previous")]);
+        assert!(matches!(builtin.automata, Automata::Embedded(_)));
+        assert_eq!(builtin.candidates(b"IGNORE all previous"), [0]);
+        let own = LiteralGate::new(&[clauses(r"zqxjv\s+previous")]);
+        assert!(matches!(own.automata, Automata::Built(_)));
+        assert_eq!(own.candidates(b"ZQXJV previous"), [0]);
+        assert_eq!(own.candidates(b"ignore previous"), Vec::<usize>::new());
+    }
+
     /// The gate may only widen: wherever a builtin pattern matches one of its rule's examples
     /// (as written, in upper case, or with the letters that fold to ASCII ones), the gate lets
     /// the pattern through.
@@ -329,8 +455,13 @@ mod tests {
             .filter(|r| r.kind == Kind::Pattern)
             .collect();
         let patterns: Vec<&String> = rules.iter().flat_map(|r| &r.patterns).collect();
-        let gate = LiteralGate::new(&patterns.iter().map(|p| clauses(p)).collect::<Vec<_>>());
-        let (nfa, dense) = (gate.nfa().unwrap(), gate.dense().unwrap());
+        let clauses: Vec<Vec<Clause>> = patterns.iter().map(|p| clauses(p)).collect();
+        let embedded = LiteralGate::new(&clauses);
+        let Automata::Embedded(table) = &embedded.automata else {
+            panic!("the builtin rules' gate builds its own automata");
+        };
+        let gate = LiteralGate::with_table(&clauses, false);
+        let (nfa, dense) = (gate.built().nfa().unwrap(), gate.dense());
         let mut checked = 0;
         for rule in rules {
             let examples = rule.examples.as_ref().unwrap();
@@ -355,10 +486,11 @@ mod tests {
                             continue;
                         }
                         let found = [
-                            gate.clauses_by(nfa, text.as_bytes()).unwrap(),
-                            dense.clauses_in(text.as_bytes()),
+                            (&gate, gate.clauses_by(nfa, text.as_bytes()).unwrap()),
+                            (&gate, dense.clauses_in(text.as_bytes())),
+                            (&embedded, table.clauses_in(text.as_bytes())),
                         ];
-                        for hits in found {
+                        for (gate, hits) in found {
                             let passed = gate.candidates_among(&hits);
                             assert!(
                                 !gate.gates(i) || passed.contains(&i),
@@ -377,11 +509,11 @@ mod tests {
     /// answers.
     #[test]
     fn the_dense_table_takes_over_with_the_same_answers() {
-        let gate = LiteralGate::new(&[clauses(r"ignore\s+previous")]);
+        let gate = LiteralGate::with_table(&[clauses(r"ignore\s+previous")], false);
         let filler = "x".repeat(DENSE_AFTER_BYTES);
-        assert!(gate.dense.get().is_none());
+        assert!(gate.built().dense.get().is_none());
         assert_eq!(gate.candidates(filler.as_bytes()), Vec::<usize>::new());
-        assert!(gate.dense.get().is_some_and(Option::is_some));
+        assert!(gate.built().dense.get().is_some_and(Option::is_some));
         assert_eq!(gate.candidates(b"Ignore PREVIOUS"), [0]);
         assert_eq!(gate.candidates(b"ignore"), Vec::<usize>::new());
     }
@@ -407,10 +539,13 @@ mod tests {
     /// NFA and the dense table.
     #[test]
     fn finds_every_literal_that_ends_at_a_byte() {
-        let gate = LiteralGate::new(&[clauses(r"previous"), clauses(r"vious\s+stuff")]);
+        let gate =
+            LiteralGate::with_table(&[clauses(r"previous"), clauses(r"vious\s+stuff")], false);
         let haystack = b"Previous stuff";
-        let nfa = gate.clauses_by(gate.nfa().unwrap(), haystack).unwrap();
-        let dense = gate.dense().unwrap().clauses_in(haystack);
+        let nfa = gate
+            .clauses_by(gate.built().nfa().unwrap(), haystack)
+            .unwrap();
+        let dense = gate.dense().clauses_in(haystack);
         for hits in [nfa, dense] {
             assert_eq!(gate.candidates_among(&hits), [0, 1]);
         }
