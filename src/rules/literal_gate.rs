@@ -17,6 +17,8 @@ use aho_corasick::Anchored;
 use aho_corasick::automaton::Automaton;
 use aho_corasick::nfa::contiguous::NFA;
 
+use foldhash::HashMap;
+
 use super::background::Background;
 use super::bit_set;
 use super::clauses::Clause;
@@ -28,7 +30,7 @@ use super::embedded;
 pub struct LiteralGate {
     automata: Automata,
     /// The clauses each literal is in.
-    literal_clauses: LiteralClauses,
+    literal_clauses: ClauseLists,
     /// The pattern of each clause.
     clause_patterns: Vec<usize>,
     /// Each pattern's clauses (empty: not gated). Clauses are numbered pattern by pattern.
@@ -63,50 +65,73 @@ struct Built {
     literals: Arc<Vec<Vec<u8>>>,
 }
 
-/// The clauses each literal is in: a bitset of `words` words per literal, bit `c` for clause
-/// `c`, laid end to end so that marking a literal's clauses is a few ORs over one cache line.
+/// The clauses each literal is in: a list per literal, end to end. A literal is in two
+/// clauses on average; as bit sets of every clause (the builtin rules have 1312) they took
+/// 700 KB to build for every run, and a small scan's page faults.
 #[derive(Debug)]
-struct LiteralClauses {
+struct ClauseLists {
+    /// How many clauses there are.
+    clauses: usize,
+    /// Where each item's list starts in `lists`, and where the last one ends.
+    starts: Vec<usize>,
+    lists: Vec<usize>,
+}
+
+impl ClauseLists {
+    /// From each literal's clauses, given the number of clauses.
+    fn new(owners: &[Vec<usize>], clauses: usize) -> ClauseLists {
+        let mut starts = Vec::with_capacity(owners.len() + 1);
+        starts.push(0);
+        let mut lists = Vec::with_capacity(owners.iter().map(Vec::len).sum());
+        for owners in owners {
+            lists.extend(owners);
+            starts.push(lists.len());
+        }
+        ClauseLists {
+            clauses,
+            starts,
+            lists,
+        }
+    }
+
+    fn of(&self, item: usize) -> &[usize] {
+        match (self.starts.get(item), self.starts.get(item + 1)) {
+            (Some(&start), Some(&end)) => self.lists.get(start..end).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// The clauses each match set of a dense table is in, as a bit set of every clause per set,
+/// end to end: a string reaches a few dozen sets, and ORing in a set's bits was 2% faster over
+/// a scan than marking its clauses one by one from lists.
+#[derive(Debug)]
+struct SetClauses {
     words: usize,
     masks: Vec<u64>,
 }
 
-impl LiteralClauses {
-    /// From each literal's clauses, given the number of clauses.
-    fn new(owners: &[Vec<usize>], clauses: usize) -> LiteralClauses {
-        let words = clauses.div_ceil(64);
-        let mut masks = vec![0; owners.len() * words];
-        for (literal, owners) in owners.iter().enumerate() {
-            if let Some(mask) = masks.get_mut(literal * words..(literal + 1) * words) {
-                for &clause in owners {
+impl SetClauses {
+    /// The union of the clauses of each set's literals.
+    fn new<'s>(
+        sets: impl ExactSizeIterator<Item = &'s [usize]>,
+        literals: &ClauseLists,
+    ) -> SetClauses {
+        let words = literals.clauses.div_ceil(64);
+        let mut masks = vec![0; sets.len() * words];
+        for (set, mask) in sets.zip(masks.chunks_exact_mut(words.max(1))) {
+            for &literal in set {
+                for &clause in literals.of(literal) {
                     bit_set::insert(mask, clause);
                 }
             }
         }
-        LiteralClauses { words, masks }
+        SetClauses { words, masks }
     }
 
-    fn of(&self, literal: usize) -> &[u64] {
-        let start = literal * self.words;
+    fn of(&self, set: usize) -> &[u64] {
+        let start = set * self.words;
         self.masks.get(start..start + self.words).unwrap_or(&[])
-    }
-
-    /// The clauses of each group of literals: the union of its literals'.
-    fn of_groups<'g>(&self, groups: impl Iterator<Item = &'g [usize]>) -> LiteralClauses {
-        let mut masks = Vec::new();
-        for group in groups {
-            let start = masks.len();
-            masks.resize(start + self.words, 0);
-            for &literal in group {
-                for (word, bits) in masks.iter_mut().skip(start).zip(self.of(literal)) {
-                    *word |= bits;
-                }
-            }
-        }
-        LiteralClauses {
-            words: self.words,
-            masks,
-        }
     }
 }
 
@@ -114,18 +139,20 @@ impl LiteralClauses {
 #[derive(Debug)]
 struct DenseGate {
     dfa: DenseDfa,
-    set_clauses: LiteralClauses,
+    set_clauses: SetClauses,
 }
 
 impl DenseGate {
-    fn new(dfa: DenseDfa, literal_clauses: &LiteralClauses) -> DenseGate {
-        let set_clauses =
-            literal_clauses.of_groups((0..=dfa.match_sets()).map(|set| dfa.patterns_of(set)));
+    fn new(dfa: DenseDfa, literal_clauses: &ClauseLists) -> DenseGate {
+        let set_clauses = SetClauses::new(
+            (0..dfa.match_sets() + 1).map(|set| dfa.patterns_of(set)),
+            literal_clauses,
+        );
         DenseGate { dfa, set_clauses }
     }
 
     /// [`embedded::GATE_TABLE`]; `None` when the build could not make it.
-    fn embedded(literal_clauses: &LiteralClauses) -> Option<DenseGate> {
+    fn embedded(literal_clauses: &ClauseLists) -> Option<DenseGate> {
         let dfa = DenseDfa::from_parts(
             embedded::GATE_CLASSES,
             embedded::GATE_TABLE,
@@ -138,12 +165,12 @@ impl DenseGate {
     fn clauses_in(&self, haystack: &[u8]) -> ClauseHits {
         let mut hits = ClauseHits::default();
         self.dfa
-            .match_sets_in(haystack, |set| hits.mark(self.set_clauses.of(set)));
+            .match_sets_in(haystack, |set| hits.mark_all(self.set_clauses.of(set)));
         hits
     }
 }
 
-/// The clauses a string has a literal of, bit `c` for clause `c`: ORing in each literal's
+/// The clauses a string has a literal of, bit `c` for clause `c`: marking each literal's
 /// clauses as it is found is cheaper than collecting the literals (one every ten bytes or so of
 /// prose), then sorting them, deduplicating them and mapping them to clauses. Empty until the
 /// first literal: most strings have none.
@@ -151,13 +178,24 @@ impl DenseGate {
 struct ClauseHits(Vec<u64>);
 
 impl ClauseHits {
-    fn mark(&mut self, clauses: &[u64]) {
+    /// Marks the clauses of `bits`.
+    fn mark_all(&mut self, bits: &[u64]) {
         if self.0.is_empty() {
-            self.0.extend_from_slice(clauses);
+            self.0.extend_from_slice(bits);
         } else {
-            for (word, bits) in self.0.iter_mut().zip(clauses) {
+            for (word, bits) in self.0.iter_mut().zip(bits) {
                 *word |= bits;
             }
+        }
+    }
+
+    /// Marks `found`, some of the `lists`' clauses.
+    fn mark(&mut self, found: &[usize], lists: &ClauseLists) {
+        if self.0.is_empty() && !found.is_empty() {
+            self.0.resize(lists.clauses.div_ceil(64), 0);
+        }
+        for &clause in found {
+            bit_set::insert(&mut self.0, clause);
         }
     }
 
@@ -206,13 +244,6 @@ pub(super) fn folds_to_ascii_letter(haystack: &[u8]) -> bool {
             || memchr::memmem::find(haystack, "\u{212a}".as_bytes()).is_some())
 }
 
-/// The number of `literal` among the builtin rules' literals, if it is one of them.
-fn embedded_id(literal: &[u8]) -> Option<usize> {
-    embedded::GATE_LITERALS
-        .binary_search_by(|l| (*l).cmp(literal))
-        .ok()
-}
-
 impl Built {
     /// Starts building the NFA of `literals` on a thread of its own.
     fn new(literals: Vec<Vec<u8>>) -> Built {
@@ -233,7 +264,7 @@ impl Built {
         self.nfa.get(|| literal_nfa(&self.literals)).as_ref()
     }
 
-    fn dense(&self, literal_clauses: &LiteralClauses) -> Option<&DenseGate> {
+    fn dense(&self, literal_clauses: &ClauseLists) -> Option<&DenseGate> {
         self.dense
             .get_or_init(|| {
                 let dfa = DenseDfa::new(self.nfa()?, &self.literals)?;
@@ -244,7 +275,7 @@ impl Built {
 
     /// The dense table, once the scan has run [`DENSE_AFTER_BYTES`] through the NFA (counting
     /// the next `len` bytes).
-    fn dense_for(&self, len: usize, literal_clauses: &LiteralClauses) -> Option<&DenseGate> {
+    fn dense_for(&self, len: usize, literal_clauses: &ClauseLists) -> Option<&DenseGate> {
         match self.dense.get() {
             Some(built) => built.as_ref(),
             None => {
@@ -268,19 +299,15 @@ impl LiteralGate {
     /// The gate over `patterns`, with the builtin table when `may_embed` and it has every
     /// literal of them.
     fn with_table(patterns: &[Vec<Clause>], may_embed: bool) -> LiteralGate {
-        let embedded = may_embed
-            && patterns
-                .iter()
-                .flatten()
-                .flatten()
-                .all(|literal| embedded_id(literal).is_some());
-        let mut literals: Vec<Vec<u8>> = Vec::new();
-        let mut literal_ids: std::collections::HashMap<&[u8], usize> = Default::default();
-        let mut literal_clauses: Vec<Vec<usize>> = if embedded {
-            vec![Vec::new(); embedded::GATE_LITERALS.len()]
-        } else {
-            Vec::new()
-        };
+        // The builtin literals first, numbered as the embedded table numbers them; a literal
+        // they lack is numbered after them.
+        let mut literals: Vec<&[u8]> = embedded::GATE_LITERALS.to_vec();
+        let mut literal_ids: HashMap<&[u8], usize> = literals
+            .iter()
+            .enumerate()
+            .map(|(id, &literal)| (literal, id))
+            .collect();
+        let mut literal_clauses: Vec<Vec<usize>> = vec![Vec::new(); literals.len()];
         let mut clause_patterns = Vec::new();
         let mut pattern_clauses = Vec::new();
         for (pattern, clauses) in patterns.iter().enumerate() {
@@ -289,18 +316,11 @@ impl LiteralGate {
                 let id = clause_patterns.len();
                 clause_patterns.push(pattern);
                 for literal in clause {
-                    let literal_id = match embedded_id(literal).filter(|_| embedded) {
-                        Some(literal_id) => literal_id,
-                        None => {
-                            let next = literals.len();
-                            let literal_id = *literal_ids.entry(literal.as_slice()).or_insert(next);
-                            if literal_id == next {
-                                literals.push(literal.clone());
-                                literal_clauses.push(Vec::new());
-                            }
-                            literal_id
-                        }
-                    };
+                    let literal_id = *literal_ids.entry(literal).or_insert_with(|| {
+                        literals.push(literal);
+                        literal_clauses.push(Vec::new());
+                        literals.len() - 1
+                    });
                     if let Some(owners) = literal_clauses.get_mut(literal_id) {
                         owners.push(id);
                     }
@@ -308,13 +328,16 @@ impl LiteralGate {
             }
             pattern_clauses.push(first..clause_patterns.len());
         }
-        let literal_clauses = LiteralClauses::new(&literal_clauses, clause_patterns.len());
+        let embedded = may_embed && literals.len() == embedded::GATE_LITERALS.len();
+        let literal_clauses = ClauseLists::new(&literal_clauses, clause_patterns.len());
         let automata = match embedded
             .then(|| DenseGate::embedded(&literal_clauses))
             .flatten()
         {
             Some(table) => Automata::Embedded(Box::new(table)),
-            None => Automata::Built(Box::new(Built::new(literals))),
+            None => Automata::Built(Box::new(Built::new(
+                literals.into_iter().map(<[u8]>::to_vec).collect(),
+            ))),
         };
         LiteralGate {
             automata,
@@ -341,7 +364,7 @@ impl LiteralGate {
     fn clauses_by(&self, automaton: &impl Automaton, haystack: &[u8]) -> Option<ClauseHits> {
         let mut hits = ClauseHits::default();
         each_literal_in(automaton, haystack, |literal| {
-            hits.mark(self.literal_clauses.of(literal));
+            hits.mark(self.literal_clauses.of(literal), &self.literal_clauses);
         })?;
         Some(hits)
     }
