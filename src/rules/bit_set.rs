@@ -16,14 +16,20 @@ pub fn contains(words: &[u64], i: usize) -> bool {
 
 /// The bits set, ascending.
 pub fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(i, &word)| {
-        let mut rest = word;
-        std::iter::from_fn(move || {
-            (rest != 0).then(|| {
-                let bit = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                i * 64 + bit
-            })
+    words
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &word)| ones_in_word(i, word))
+}
+
+/// The bits set in `word`, word `i` of a set, ascending.
+pub fn ones_in_word(i: usize, word: u64) -> impl Iterator<Item = usize> {
+    let mut rest = word;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let bit = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            i * 64 + bit
         })
     })
 }

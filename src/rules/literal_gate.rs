@@ -35,6 +35,10 @@ pub struct LiteralGate {
     clause_patterns: Vec<usize>,
     /// Each pattern's clauses (empty: not gated). Clauses are numbered pattern by pattern.
     pattern_clauses: Vec<Range<usize>>,
+    /// The first clause of each gated pattern, bit `c` for clause `c`: a pattern is looked at
+    /// only when its first clause is hit (a long string hits hundreds of clauses, most of them
+    /// some pattern's second or third).
+    first_clauses: Vec<u64>,
 }
 
 /// What finds the literals.
@@ -203,9 +207,13 @@ impl ClauseHits {
         bit_set::contains(&self.0, clause)
     }
 
-    /// The clauses marked, ascending.
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        bit_set::ones(&self.0)
+    /// The clauses marked that are also in `firsts`, ascending.
+    fn firsts<'h>(&'h self, firsts: &'h [u64]) -> impl Iterator<Item = usize> + 'h {
+        self.0
+            .iter()
+            .zip(firsts)
+            .enumerate()
+            .flat_map(|(i, (&hit, &first))| bit_set::ones_in_word(i, hit & first))
     }
 }
 
@@ -329,6 +337,10 @@ impl LiteralGate {
             pattern_clauses.push(first..clause_patterns.len());
         }
         let embedded = may_embed && literals.len() == embedded::GATE_LITERALS.len();
+        let mut first_clauses = vec![0; clause_patterns.len().div_ceil(64)];
+        for clauses in pattern_clauses.iter().filter(|c| !c.is_empty()) {
+            bit_set::insert(&mut first_clauses, clauses.start);
+        }
         let literal_clauses = ClauseLists::new(&literal_clauses, clause_patterns.len());
         let automata = match embedded
             .then(|| DenseGate::embedded(&literal_clauses))
@@ -344,6 +356,7 @@ impl LiteralGate {
             literal_clauses,
             clause_patterns,
             pattern_clauses,
+            first_clauses,
         }
     }
 
@@ -395,12 +408,11 @@ impl LiteralGate {
     /// The gated patterns whose every clause is in `hits`, ascending (clauses are numbered
     /// pattern by pattern, so a pattern is looked at from its first clause).
     fn candidates_among(&self, hits: &ClauseHits) -> Vec<usize> {
-        hits.iter()
+        hits.firsts(&self.first_clauses)
             .filter_map(|clause| {
                 let pattern = *self.clause_patterns.get(clause)?;
                 let clauses = self.pattern_clauses.get(pattern)?;
-                (clauses.start == clause && clauses.clone().all(|c| hits.contains(c)))
-                    .then_some(pattern)
+                clauses.clone().all(|c| hits.contains(c)).then_some(pattern)
             })
             .collect()
     }
