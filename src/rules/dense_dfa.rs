@@ -2,12 +2,13 @@
 //!
 //! `aho-corasick`'s own DFA, walked a byte at a time, asks at every byte whether the state is a
 //! match state and, about every ten bytes of prose, looks its literals up in a list per state:
-//! a branch the CPU mispredicts and two dependent loads. Here each row of the table starts with
-//! the number of its state's match set (0: none), so a walk does the same two loads at every
+//! a branch the CPU mispredicts and two dependent loads. Here every state has the number of its
+//! match set (0: none) in an array beside the table, so a walk does the same two loads at every
 //! byte and records what it saw in a bit set, without a branch; what the match sets mean is
 //! looked up once per string, after the walk. Bytes that no literal holds, in either ASCII case,
-//! take every state back to the start, so they share a column; the others have one each (about
-//! 130 for the built-in rules), which keeps the table near 2 MB.
+//! take every state back to the start, so they share a column; the others have one each, the
+//! two cases of an ASCII letter one between them (150 for the builtin rules: 14.5k states of
+//! `u16`, a 4.3 MB table).
 //!
 //! `build.rs` includes this file to build the builtin rules' table at compile time: building
 //! it (and the automaton it unrolls) took 10 ms of every run, most of a small scan's start-up.

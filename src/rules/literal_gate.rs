@@ -54,8 +54,8 @@ enum Automata {
 
 #[derive(Debug)]
 struct Built {
-    /// Quick to build (2–3 ms, on the second core while the run reads its inputs): runs the
-    /// first strings of every scan. `None` if it could not be built: every gated pattern is
+    /// Quicker to build than the table (about 10 ms for the builtin rules' 4.4k literals, on a
+    /// thread of its own while the run reads its inputs): runs the first strings of a scan. `None` if it could not be built: every gated pattern is
     /// then a candidate (slower, same findings).
     nfa: Background<Option<NFA>>,
     /// The NFA unrolled into a table: nearly twice as fast to run and ten milliseconds to
@@ -76,7 +76,7 @@ struct Built {
 struct ClauseLists {
     /// How many clauses there are.
     clauses: usize,
-    /// Where each item's list starts in `lists`, and where the last one ends.
+    /// Where each literal's list starts in `lists`, and where the last one ends.
     starts: Vec<usize>,
     lists: Vec<usize>,
 }
@@ -98,8 +98,8 @@ impl ClauseLists {
         }
     }
 
-    fn of(&self, item: usize) -> &[usize] {
-        match (self.starts.get(item), self.starts.get(item + 1)) {
+    fn of(&self, literal: usize) -> &[usize] {
+        match (self.starts.get(literal), self.starts.get(literal + 1)) {
             (Some(&start), Some(&end)) => self.lists.get(start..end).unwrap_or(&[]),
             _ => &[],
         }
@@ -193,7 +193,7 @@ impl ClauseHits {
         }
     }
 
-    /// Marks `found`, some of the `lists`' clauses.
+    /// Marks the clauses in `found`, one literal's list in `lists`.
     fn mark(&mut self, found: &[usize], lists: &ClauseLists) {
         if self.0.is_empty() && !found.is_empty() {
             self.0.resize(lists.clauses.div_ceil(64), 0);
