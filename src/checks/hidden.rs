@@ -516,7 +516,7 @@ fn runs_of(
 /// `\uXXXX` characters (a surrogate pair, as JavaScript writes astral ones, is one).
 fn decode_escape_sequences(run: &str) -> Option<String> {
     let mut bytes = Vec::with_capacity(run.len() / 4);
-    let mut units = run.split('\\').skip(1).peekable();
+    let mut units = run.split('\\').skip(1);
     while let Some(unit) = units.next() {
         if let Some(hex) = unit.strip_prefix('x') {
             bytes.push(u8::from_str_radix(hex, 16).ok()?);
@@ -525,8 +525,10 @@ fn decode_escape_sequences(run: &str) -> Option<String> {
         let mut code = u32::from_str_radix(unit.strip_prefix('u')?, 16).ok()?;
         if (0xD800..0xDC00).contains(&code) {
             let low = units.next()?.strip_prefix('u')?;
-            let low = u32::from_str_radix(low, 16).ok()?;
-            code = 0x10000 + ((code - 0xD800) << 10) + low.checked_sub(0xDC00)?;
+            let low = u32::from_str_radix(low, 16)
+                .ok()
+                .filter(|low| (0xDC00..0xE000).contains(low))?;
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
         }
         let mut utf8 = [0; 4];
         bytes.extend_from_slice(char::from_u32(code)?.encode_utf8(&mut utf8).as_bytes());
@@ -1124,6 +1126,9 @@ mod tests {
         let astral = format!("{}\\ud83d\\ude00", r"\u0061\u0020".repeat(6));
         assert!(decode_escape_sequences(&astral).is_some_and(|t| t.ends_with('\u{1F600}')));
         assert_eq!(decode_escape_sequences(r"\ud83d\u0061"), None);
+        // A high surrogate needs a low one after it, not any code above it.
+        let unpaired = format!("{}\\ud83d\\ue041", r"\u0061\u0020".repeat(6));
+        assert_eq!(decode_escape_sequences(&unpaired), None);
         // A path or a regex with a few escapes is not a hidden sentence.
         assert!(encoded_blobs(r"Matches \u00e9 and \x41 in C:\users\xyz").is_empty());
     }

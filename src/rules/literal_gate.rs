@@ -217,7 +217,7 @@ impl ClauseHits {
     }
 }
 
-/// See [`LiteralGate::dense`]: with the clauses' bookkeeping, the NFA takes about 11 ms per MB
+/// See [`Built::dense`]: with the clauses' bookkeeping, the NFA takes about 11 ms per MB
 /// of text and the table 6 ms.
 const DENSE_AFTER_BYTES: usize = 4 << 20;
 
