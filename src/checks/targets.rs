@@ -111,8 +111,26 @@ pub fn tool_strings(tool: &Object) -> ToolStrings<'_> {
             walk_schema(schema, step, &mut out);
         }
     }
+    for member in tool.iter_unique() {
+        if !SPEC_FIELDS.contains(&member.key.as_str()) {
+            let step = out.step(Step::Key(&member.key, None));
+            walk_values(&member.value, step, TargetKind::ExtraText, &mut out);
+        }
+    }
     out
 }
+
+/// The top-level tool fields the spec defines and the walk reads by kind; `icons` holds image
+/// sources, not text. Every string in any other field is extra text.
+const SPEC_FIELDS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "annotations",
+    "inputSchema",
+    "outputSchema",
+    "icons",
+];
 
 fn walk_schema<'t>(node: &'t Node, at: usize, out: &mut ToolStrings<'t>) {
     match &node.value {
@@ -184,6 +202,7 @@ mod tests {
     #[test]
     fn walks_every_string_a_model_reads() {
         let text = r#"{"name":"t","title":"T","description":"d","annotations":{"title":"A","readOnlyHint":true,"x-note":"n"},
+            "x-usage":{"hint":["u"],"level":2},"_meta":{"m":"v"},"icons":[{"src":"https://example.com/i.png"}],
             "inputSchema":{"type":"object","description":"s",
               "properties":{"path":{"type":"string","default":"x","enum":["a","b"]},
                             "title":{"type":"string","description":"a property called title"}},
@@ -221,6 +240,8 @@ mod tests {
                 "schema-text /tools/0/inputSchema/$defs/n/anyOf/0/const c",
                 "schema-text /tools/0/inputSchema/$defs/n/examples/0/k e",
                 "schema-text /tools/0/outputSchema/items/title o",
+                "extra-text /tools/0/x-usage/hint/0 u",
+                "extra-text /tools/0/_meta/m v",
             ]
         );
     }

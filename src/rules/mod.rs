@@ -239,7 +239,7 @@ mod tests {
             .iter()
             .map(|r| {
                 format!(
-                    "{:<28} {:<8} {:<14} {:<9} {:<7} {:<44} {}\n",
+                    "{:<28} {:<8} {:<14} {:<9} {:<7} {:<55} {}\n",
                     r.id,
                     match r.kind {
                         Kind::Builtin => "builtin",

@@ -55,6 +55,10 @@ pub enum TargetKind {
     SchemaText,
     /// Anywhere in `inputSchema`/`outputSchema`: every property name.
     PropertyName,
+    /// Every string in a top-level field of the tool that the spec does not define (`"x-usage":
+    /// "…"`, `_meta`): clients and proxies that pass the whole definition on to the model pass
+    /// these too, and a finding anywhere else would leave them unread.
+    ExtraText,
 }
 
 impl TargetKind {
@@ -66,6 +70,7 @@ impl TargetKind {
             TargetKind::AnnotationText => "annotation-text",
             TargetKind::SchemaText => "schema-text",
             TargetKind::PropertyName => "property-name",
+            TargetKind::ExtraText => "extra-text",
         }
     }
 }
