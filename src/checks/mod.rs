@@ -13,6 +13,7 @@ mod duplicate_tool;
 mod hidden;
 mod launch_drift;
 mod lock_integrity;
+mod mention;
 mod pattern;
 mod prompt_drift;
 mod shadowing;

@@ -7,9 +7,10 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::mention;
 use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft, StringCheck};
-use crate::finding::Location;
+use crate::finding::{Location, Severity};
 use crate::input::{Server, ToolRef};
 use crate::unicode::make_visible;
 
@@ -22,11 +23,17 @@ fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
         .into_iter()
         .map(|m| {
             let matched = text.get(m.range.clone()).unwrap_or_default();
-            at.draft(
-                m.rule.id.clone(),
-                m.range,
-                format!("{}: \"{}\"", m.rule.message, excerpt(matched)),
-            )
+            let message = format!("{}: \"{}\"", m.rule.message, excerpt(matched));
+            let mention = mention::classify(text, &m.range);
+            let draft = at.draft(m.rule.id.clone(), m.range, message);
+            match mention.note() {
+                Some(note) => Draft {
+                    message: format!("{} ({note})", draft.message),
+                    ..draft
+                }
+                .severity(Severity::Low),
+                None => draft,
+            }
         })
         .collect()
 }
