@@ -198,15 +198,21 @@ impl StringCheck for DisguisedText {
             }
         }
         if let Some(folded) = Folded::new(target.text) {
-            let plain = instruction_rule(cx, target.text);
+            // Every rule the plain text already answers to: folding found nothing new there,
+            // however many rules the plain text matches.
+            let plain: Vec<String> = cx
+                .catalogue
+                .patterns()
+                .find(TargetKind::Description, target.text)
+                .into_iter()
+                .map(|m| m.rule.id.clone())
+                .collect();
             for m in cx
                 .catalogue
                 .patterns()
                 .find(TargetKind::Description, &folded.text)
             {
-                if !is_instruction(m.rule.category, m.rule.severity)
-                    || plain.as_deref() == Some(m.rule.id.as_str())
-                {
+                if !is_instruction(m.rule.category, m.rule.severity) || plain.contains(&m.rule.id) {
                     continue;
                 }
                 let range = folded.original(m.range.clone());
