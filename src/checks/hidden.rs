@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use super::pattern::{At, excerpt};
+use super::unrendered::reads_as_prose;
 use super::{Context, Draft, StringCheck};
 use crate::finding::{Category, Severity};
 use crate::rules::TargetKind;
@@ -411,30 +412,16 @@ struct Blob {
     decoded: String,
 }
 
-/// A sentence hidden in a blob has this many words at least: an encoded example value
-/// (`SGVsbG8gd29ybGQ=`, "Hello world") has fewer.
-const MIN_PROSE_WORDS: usize = 6;
-
 impl Blob {
     /// Whether the blob hides a sentence: encoded as a unit (base64, hex, character references,
     /// escape sequences; not percent-encoding, which URLs use for their queries, nor rot13 or
-    /// reversed text, which decode the whole string), with [`MIN_PROSE_WORDS`] words of
-    /// letters that make up most of it.
+    /// reversed text, which decode the whole string), and prose once decoded (an encoded
+    /// example value, `SGVsbG8gd29ybGQ=`, "Hello world", is too short).
     fn hides_prose(&self) -> bool {
-        if !matches!(
+        matches!(
             self.encoding,
             "base64" | "hex" | "character-reference" | "backslash-escaped"
-        ) {
-            return false;
-        }
-        let words: Vec<&str> = self
-            .decoded
-            .split_whitespace()
-            .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
-            .collect();
-        let letters = self.decoded.chars().filter(|c| c.is_alphabetic()).count();
-        let visible = self.decoded.chars().filter(|c| !c.is_whitespace()).count();
-        words.len() >= MIN_PROSE_WORDS && letters * 10 >= visible * 7
+        ) && reads_as_prose(&self.decoded)
     }
 }
 

@@ -19,6 +19,7 @@ mod prompt_drift;
 mod shadowing;
 mod targets;
 mod tool_name;
+mod unrendered;
 
 use std::borrow::Cow;
 
@@ -119,6 +120,7 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
     vec![
         Box::new(hidden::HiddenCharacters),
         Box::new(hidden::DisguisedText),
+        Box::new(unrendered::UnrenderedProse),
     ]
 }
 

@@ -64,6 +64,16 @@ impl<'t> ToolStrings<'t> {
         }
     }
 
+    /// The member key right below the top-level field (`x-note` in `annotations/x-note/0`), if
+    /// the string is below one.
+    pub fn key_below_field(&self, target: &TargetString<'_>) -> Option<&'t str> {
+        let path: Vec<Step<'t>> = self.path_up(target).collect();
+        match path.len().checked_sub(2).and_then(|i| path.get(i)) {
+            Some(Step::Key(key, _)) => Some(key),
+            _ => None,
+        }
+    }
+
     /// The steps from `target` up to the tool's own field, innermost first.
     fn path_up(&self, target: &TargetString<'_>) -> impl Iterator<Item = Step<'t>> + '_ {
         std::iter::successors(self.steps.get(target.step).copied(), |step| {
@@ -218,6 +228,13 @@ mod tests {
             .map(|s| {
                 let pointer = strings.pointer(&base, s);
                 let field = strings.field(s);
+                if let Some(key) = strings.key_below_field(s) {
+                    assert!(
+                        pointer
+                            .as_str()
+                            .starts_with(&format!("/tools/0/{field}/{key}"))
+                    );
+                }
                 assert!(pointer.as_str().starts_with(&format!("/tools/0/{field}")));
                 format!("{} {} {}", s.kind.as_str(), pointer, s.text)
             })
@@ -243,6 +260,22 @@ mod tests {
                 "extra-text /tools/0/x-usage/hint/0 u",
                 "extra-text /tools/0/_meta/m v",
             ]
+        );
+    }
+
+    #[test]
+    fn names_the_key_below_the_field() {
+        let text = r#"{"name":"t","description":"d","annotations":{"title":"A","x-note":"n"},"x-usage":{"hint":["u"]}}"#;
+        let root = parse(text, Dialect::Json, &Limits::default()).unwrap();
+        let strings = tool_strings(root.as_object().unwrap());
+        let keys: Vec<Option<&str>> = strings
+            .strings
+            .iter()
+            .map(|s| strings.key_below_field(s))
+            .collect();
+        assert_eq!(
+            keys,
+            [None, None, Some("title"), Some("x-note"), Some("hint")]
         );
     }
 }
