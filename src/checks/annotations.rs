@@ -2,6 +2,7 @@
 //! Clients auto-approve read-only tools, so a false `readOnlyHint` skips the confirmation the
 //! user would otherwise see.
 
+use super::name_words::name_words;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
 
@@ -65,21 +66,9 @@ impl Check for ContradictoryAnnotations {
     }
 }
 
-/// The destructive word among the name's words (split on `_ - .`, spaces and camelCase).
+/// The destructive word among the name's words.
 fn destructive_word(name: &str) -> Option<&'static str> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for c in name.chars() {
-        if c.is_uppercase() && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        if c.is_alphanumeric() {
-            current.extend(c.to_lowercase());
-        } else if !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-    }
-    words.push(current);
+    let words = name_words(name);
     DESTRUCTIVE_WORDS
         .iter()
         .copied()

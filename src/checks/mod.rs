@@ -14,7 +14,9 @@ mod hidden;
 mod launch_drift;
 mod lock_integrity;
 mod mention;
+mod name_words;
 mod pattern;
+mod preset_destination;
 mod prompt_drift;
 mod shadowing;
 mod targets;
@@ -121,6 +123,7 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
         Box::new(hidden::HiddenCharacters),
         Box::new(hidden::DisguisedText),
         Box::new(unrendered::UnrenderedProse),
+        Box::new(preset_destination::PresetDestination),
     ]
 }
 

@@ -74,6 +74,24 @@ impl<'t> ToolStrings<'t> {
         }
     }
 
+    /// For a schema's `default` or `const` string (or an item of one), the name of the
+    /// property it presets (`to` in `properties/to/default`).
+    pub fn preset_property(&self, target: &TargetString<'_>) -> Option<&'t str> {
+        if target.kind != TargetKind::SchemaText {
+            return None;
+        }
+        // An item of an array default (`"default": ["a@b.example"]`) presets it too.
+        let mut path = self
+            .path_up(target)
+            .skip_while(|step| matches!(step, Step::Index(..)));
+        let (Some(Step::Key(keyword, _)), Some(Step::Key(property, _)), Some(Step::Key(owner, _))) =
+            (path.next(), path.next(), path.next())
+        else {
+            return None;
+        };
+        (matches!(keyword, "default" | "const") && owner == "properties").then_some(property)
+    }
+
     /// The steps from `target` up to the tool's own field, innermost first.
     fn path_up(&self, target: &TargetString<'_>) -> impl Iterator<Item = Step<'t>> + '_ {
         std::iter::successors(self.steps.get(target.step).copied(), |step| {
@@ -259,6 +277,30 @@ mod tests {
                 "schema-text /tools/0/outputSchema/items/title o",
                 "extra-text /tools/0/x-usage/hint/0 u",
                 "extra-text /tools/0/_meta/m v",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_the_property_a_default_presets() {
+        let text = r#"{"name":"t","inputSchema":{"properties":{"to":{"default":"a@b.example","description":"d","examples":["e@f.example"]},"o":{"properties":{"cc":{"const":"c"},"bcc":{"default":["i"]}}}},"default":"x"}}"#;
+        let root = parse(text, Dialect::Json, &Limits::default()).unwrap();
+        let strings = tool_strings(root.as_object().unwrap());
+        let presets: Vec<(&str, Option<&str>)> = strings
+            .strings
+            .iter()
+            .filter(|s| s.kind == TargetKind::SchemaText)
+            .map(|s| (s.text, strings.preset_property(s)))
+            .collect();
+        assert_eq!(
+            presets,
+            [
+                ("a@b.example", Some("to")),
+                ("d", None),
+                ("e@f.example", None),
+                ("c", Some("cc")),
+                ("i", Some("bcc")),
+                ("x", None),
             ]
         );
     }
