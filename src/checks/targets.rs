@@ -74,22 +74,41 @@ impl<'t> ToolStrings<'t> {
         }
     }
 
+    /// For a value in a schema (a string in `default`, `const`, `enum` or `examples`, or an
+    /// item of one), that keyword; `None` for a `title` or `description`.
+    pub fn value_keyword(&self, target: &TargetString<'_>) -> Option<&'t str> {
+        if target.kind != TargetKind::SchemaText {
+            return None;
+        }
+        match self
+            .path_up(target)
+            .find(|step| !matches!(step, Step::Index(..)))
+        {
+            Some(Step::Key(keyword, _))
+                if matches!(keyword, "default" | "const" | "enum" | "examples") =>
+            {
+                Some(keyword)
+            }
+            _ => None,
+        }
+    }
+
     /// For a schema's `default` or `const` string (or an item of one), the name of the
     /// property it presets (`to` in `properties/to/default`).
     pub fn preset_property(&self, target: &TargetString<'_>) -> Option<&'t str> {
-        if target.kind != TargetKind::SchemaText {
+        if !matches!(self.value_keyword(target), Some("default" | "const")) {
             return None;
         }
         // An item of an array default (`"default": ["a@b.example"]`) presets it too.
         let mut path = self
             .path_up(target)
-            .skip_while(|step| matches!(step, Step::Index(..)));
-        let (Some(Step::Key(keyword, _)), Some(Step::Key(property, _)), Some(Step::Key(owner, _))) =
-            (path.next(), path.next(), path.next())
+            .skip_while(|step| matches!(step, Step::Index(..)))
+            .skip(1);
+        let (Some(Step::Key(property, _)), Some(Step::Key(owner, _))) = (path.next(), path.next())
         else {
             return None;
         };
-        (matches!(keyword, "default" | "const") && owner == "properties").then_some(property)
+        (owner == "properties").then_some(property)
     }
 
     /// The steps from `target` up to the tool's own field, innermost first.
@@ -292,6 +311,23 @@ mod tests {
             .filter(|s| s.kind == TargetKind::SchemaText)
             .map(|s| (s.text, strings.preset_property(s)))
             .collect();
+        let keywords: Vec<Option<&str>> = strings
+            .strings
+            .iter()
+            .filter(|s| s.kind == TargetKind::SchemaText)
+            .map(|s| strings.value_keyword(s))
+            .collect();
+        assert_eq!(
+            keywords,
+            [
+                Some("default"),
+                None,
+                Some("examples"),
+                Some("const"),
+                Some("default"),
+                Some("default"),
+            ]
+        );
         assert_eq!(
             presets,
             [

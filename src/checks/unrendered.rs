@@ -1,5 +1,6 @@
-//! Prose where clients show nothing: in an annotation beside the standard hints, or in a
-//! top-level tool field the spec does not define. Clients render a tool's title and
+//! Prose where clients show nothing: in an annotation beside the standard hints, in a
+//! top-level tool field the spec does not define, or as a parameter's `default`, `const` or
+//! `enum` value. Clients render a tool's title and
 //! description; the hints are booleans they act on. A sentence in `annotations["x-usage"]` or
 //! a tool's `"x-agent-notes"` is read by whatever passes the whole definition to the model, and
 //! by no reviewer looking at the client's tool list.
@@ -25,6 +26,12 @@ impl StringCheck for UnrenderedProse {
             TargetKind::AnnotationText => at.strings.key_below_field(target) != Some("title"),
             // `_meta` is the spec's own, for protocol metadata.
             TargetKind::ExtraText => at.strings.field(target) != "_meta",
+            // A preset or allowed value: clients show a parameter's description, not these.
+            // (`examples` illustrate, and may be sentences.)
+            TargetKind::SchemaText => matches!(
+                at.strings.value_keyword(target),
+                Some("default" | "const" | "enum")
+            ),
             _ => false,
         };
         if !unrendered || !reads_as_prose(target.text) {
