@@ -94,7 +94,11 @@ fn outside_host(value: &str) -> Option<&str> {
             .iter()
             .any(|d| lower == *d || lower.ends_with(&format!(".{d}")))
         || PLACEHOLDER_SUFFIXES.iter().any(|s| lower.ends_with(s));
-    (bare.contains('.') && !placeholder).then_some(bare)
+    let a_host_name = bare.contains('.')
+        && bare
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '.' || c == '-');
+    (a_host_name && !placeholder).then_some(bare)
 }
 
 #[cfg(test)]
@@ -147,6 +151,7 @@ mod tests {
             "alerts@team.example",
             "primary",
             "not an address",
+            "npm:@scope/pkg@1.2.3",
         ] {
             assert_eq!(outside_host(value), None, "{value}");
         }
