@@ -426,10 +426,10 @@ impl Blob {
 }
 
 /// Runs of base64 (standard or URL-safe), hex, percent-encoding, HTML character references or
-/// escape sequences long enough to hide a sentence, that decode to mostly printable UTF-8 text; and the whole
-/// text rot13-decoded when it says it holds rot13, or reversed when it reads backwards. Hex
-/// digits are base64 bytes too, so one scan finds both: a run is read as hex when base64 does
-/// not make text of it (a hex run never does).
+/// escape sequences long enough to hide a sentence, that decode to mostly printable UTF-8 text;
+/// and the whole text rot13-decoded when it says it holds rot13, or reversed when it reads
+/// backwards. Hex digits are base64 bytes too, so one scan finds both: a run is read as hex when
+/// base64 does not make text of it (a hex run never does).
 fn encoded_blobs(text: &str) -> Vec<Blob> {
     let mut blobs = base64_or_hex_blobs(text);
     blobs.extend(

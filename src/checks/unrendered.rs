@@ -1,9 +1,9 @@
 //! Prose where clients show nothing: in an annotation beside the standard hints, in a
 //! top-level tool field the spec does not define, or as a parameter's `default`, `const` or
-//! `enum` value. Clients render a tool's title and
-//! description; the hints are booleans they act on. A sentence in `annotations["x-usage"]` or
-//! a tool's `"x-agent-notes"` is read by whatever passes the whole definition to the model, and
-//! by no reviewer looking at the client's tool list.
+//! `enum` value. Clients render a tool's title and description; the hints are booleans they act
+//! on, and preset values are filled in. A sentence in `annotations["x-usage"]` or a tool's
+//! `"x-agent-notes"` is read by whatever passes the whole definition to the model, and by no
+//! reviewer looking at the client's tool list.
 
 use super::pattern::{At, excerpt};
 use super::{Context, Draft, StringCheck};

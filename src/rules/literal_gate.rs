@@ -55,8 +55,9 @@ enum Automata {
 #[derive(Debug)]
 struct Built {
     /// Quicker to build than the table (about 10 ms for the builtin rules' 4.4k literals, on a
-    /// thread of its own while the run reads its inputs): runs the first strings of a scan. `None` if it could not be built: every gated pattern is
-    /// then a candidate (slower, same findings).
+    /// thread of its own while the run reads its inputs): runs the first strings of a scan.
+    /// `None` if it could not be built: every gated pattern is then a candidate (slower, same
+    /// findings).
     nfa: Background<Option<NFA>>,
     /// The NFA unrolled into a table: nearly twice as fast to run and ten milliseconds to
     /// build, so built once a scan has run [`DENSE_AFTER_BYTES`] through the NFA (by the
