@@ -232,16 +232,21 @@ fn approve_server(
         let taken = current
             .approvable
             .and_then(|cell| cell.lock().ok().and_then(|mut cell| cell.take()));
-        let Approvable { fields, definition } = taken.unwrap_or_else(|| {
-            with_canonical(current.object, options, |bytes, members| {
+        let Some(Approvable { fields, definition }) = taken.or_else(|| {
+            // Always found: states hold only tools whose pointer led to an object, in a text
+            // that does not change.
+            let object = current.object()?;
+            Some(with_canonical(object, options, |bytes, members| {
                 Approvable::of(
                     options.algorithm,
                     bytes,
                     members,
                     before.map(|b| &b.definition),
                 )
-            })
-        });
+            }))
+        }) else {
+            continue;
+        };
         let locked = LockedTool {
             digest: current.digest.to_string(),
             fields,

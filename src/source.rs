@@ -40,6 +40,18 @@ impl SourceFile {
         }
     }
 
+    /// Frees the parsed document of a JSON source once the work that needs every tree is done
+    /// (`check` runs each file's own checks right after reading it): a tree takes about twice
+    /// its text. The text stays, and [`SourceFile::root`] parses it again if something asks.
+    pub fn drop_tree(&mut self) {
+        self.root.take();
+    }
+
+    /// The parsed document if it is in memory, without parsing it again.
+    pub fn parsed_root(&self) -> Option<&Node> {
+        self.root.get().and_then(Option::as_ref)
+    }
+
     /// The parsed document, for JSON sources.
     pub fn root(&self) -> Option<&Node> {
         self.root
@@ -79,6 +91,18 @@ impl Sources {
 
     pub fn get(&self, id: SourceId) -> Option<&SourceFile> {
         self.files.get(id.0)
+    }
+
+    pub fn get_mut(&mut self, id: SourceId) -> Option<&mut SourceFile> {
+        self.files.get_mut(id.0)
+    }
+
+    /// Moves every file of `other` to the end of these, in order; returns the id of the first
+    /// (ids in `other` shift by the number of files already here).
+    pub fn append(&mut self, other: Sources) -> SourceId {
+        let first = SourceId(self.files.len());
+        self.files.extend(other.files);
+        first
     }
 
     pub fn len(&self) -> usize {

@@ -3,6 +3,7 @@
 //! Both `check` (drift findings) and `lock`/`diff` (what approval would change) read the same
 //! comparison, so they can never disagree about what changed.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -12,9 +13,10 @@ use crate::fingerprint::{
     self, Algorithm, FieldDigests, FingerprintOptions, bytes_digest, with_canonical,
 };
 use crate::input::{Inputs, Server, ToolRef};
-use crate::json::Object;
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
+use crate::json::{Dialect, Limits, Object, parse_value_at};
 use crate::lock::{Definition, Lock, LockedServer, LockedTool};
+use crate::source::SourceFile;
 
 pub struct ServerState<'a> {
     pub server: &'a Server,
@@ -25,12 +27,41 @@ pub struct ServerState<'a> {
 
 pub struct ToolState<'a> {
     pub tool: &'a ToolRef,
-    pub object: &'a Object,
+    /// The file the tool is defined in.
+    pub file: &'a SourceFile,
     pub digest: &'a str,
     /// What approving the tool stores besides its digest, when the fingerprints were taken for
     /// an approval ([`fingerprint_for_approval`]): taken by the approval (moved into the new
     /// lock rather than copied; a copy of 100k tools' field digests was 115 MB of peak RSS).
     pub approvable: Option<&'a Mutex<Option<Approvable>>>,
+}
+
+impl<'a> ToolState<'a> {
+    /// The tool's definition; parsed again from its file's text if the tree was freed (`check`
+    /// frees each file's tree after that file's own checks), so only drifted tools and the
+    /// like pay for it.
+    pub fn object(&self) -> Option<&'a Object> {
+        self.file.root()?.pointer(&self.tool.pointer)?.as_object()
+    }
+
+    /// The tool's `description`: from its tree when that is in memory, else decoded from where
+    /// it sits in the text, without parsing the rest of the file again.
+    pub fn description(&self) -> Option<Cow<'a, str>> {
+        if self.file.parsed_root().is_none()
+            && let Some(span) = self.tool.description
+        {
+            let node = parse_value_at(
+                &self.file.text,
+                span,
+                Dialect::Json,
+                &Limits::default(),
+                None,
+            );
+            return node.ok()?.as_str().map(|s| Cow::Owned(s.to_owned()));
+        }
+        let description = self.object()?.get("description")?.as_str()?;
+        Some(Cow::Borrowed(description))
+    }
 }
 
 /// What a lock stores of an approved tool besides its digest, under the options its digest was
@@ -127,10 +158,6 @@ pub fn server_states<'a>(
     fingerprints: &'a Fingerprints,
 ) -> Vec<ServerState<'a>> {
     let flat = inputs.all_tools();
-    let objects: Vec<Option<&Object>> = flat
-        .par_iter()
-        .map(|(server, tool)| inputs.tool_object(server, tool))
-        .collect();
     let mut states: Vec<ServerState<'a>> = inputs
         .servers
         .iter()
@@ -141,11 +168,7 @@ pub fn server_states<'a>(
         })
         .collect();
     let mut state_index = 0;
-    for (index, (((server, tool), object), digest)) in flat
-        .into_iter()
-        .zip(objects)
-        .zip(&fingerprints.digests)
-        .enumerate()
+    for (index, ((server, tool), digest)) in flat.into_iter().zip(&fingerprints.digests).enumerate()
     {
         while states
             .get(state_index)
@@ -153,14 +176,17 @@ pub fn server_states<'a>(
         {
             state_index += 1;
         }
-        if let (Some(state), Some(object), Some(digest)) =
-            (states.get_mut(state_index), object, digest)
-        {
+        // A tool has a digest when its pointer leads to an object.
+        if let (Some(state), Some(file), Some(digest)) = (
+            states.get_mut(state_index),
+            inputs.sources.get(server.source),
+            digest,
+        ) {
             state.tools.insert(
                 tool.name.as_str(),
                 ToolState {
                     tool,
-                    object,
+                    file,
                     digest,
                     approvable: fingerprints.approvables.get(index),
                 },
@@ -222,9 +248,9 @@ pub fn compare<'s, 'a>(
         match locked.tools.get(*name) {
             None => deltas.push(ToolDelta::Added(tool)),
             Some(l) if l.digest != tool.digest => {
-                let fields = match l.definition.node().as_object() {
-                    Some(def) => changed_fields(def, tool.object, options),
-                    None => vec![],
+                let fields = match (l.definition.node().as_object(), tool.object()) {
+                    (Some(def), Some(current)) => changed_fields(def, current, options),
+                    _ => vec![],
                 };
                 deltas.push(ToolDelta::Changed {
                     state: tool,

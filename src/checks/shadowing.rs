@@ -193,8 +193,8 @@ fn cross_references(
     let names: Vec<&str> = exact.keys().chain(servers.keys()).copied().collect();
     let filter = NameFilter::new(&names);
     out.par_extend(tools.par_iter().filter_map(|(state, tool)| {
-        let description = tool.object.get("description").and_then(|d| d.as_str())?;
-        for (start, word) in candidate_words(description, &filter) {
+        let description = tool.description()?;
+        for (start, word) in candidate_words(&description, &filter) {
             let others: Vec<&str> = match exact.get(word) {
                 Some(entries) if !state.tools.contains_key(word) => {
                     entries.iter().map(|e| e.server).collect()
@@ -202,7 +202,7 @@ fn cross_references(
                 _ if word != state.server.name && servers.contains_key(word) => vec![word],
                 _ => continue,
             };
-            let sentence = sentence_around(description, start);
+            let sentence = sentence_around(&description, start);
             if !cue.is_match(sentence) {
                 continue;
             }

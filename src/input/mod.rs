@@ -16,7 +16,7 @@ use crate::byte_size::ByteSize;
 use crate::clients::{self, ClientConfig, ClientKind};
 use crate::decode::Decoder;
 use crate::error::Error;
-use crate::json::{Dialect, Limits, Object, Pointer, parse};
+use crate::json::{Dialect, Limits, Object, Pointer, Span, parse};
 use crate::lock::Lock;
 use crate::source::{SourceFile, SourceId, Sources};
 pub use discover::{Candidate, Discovered, discover};
@@ -44,14 +44,7 @@ impl Server {
             origin: Origin::Snapshot(shape.kind),
             captured_at: shape.captured_at,
             server_field: shape.server.map(|(_, pointer)| pointer),
-            tools: shape
-                .tools
-                .into_iter()
-                .map(|t| ToolRef {
-                    name: t.name,
-                    pointer: t.pointer,
-                })
-                .collect(),
+            tools: shape.tools,
         }
     }
 }
@@ -63,10 +56,13 @@ pub enum Origin {
     Lockfile,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolRef {
     pub name: String,
     pub pointer: Pointer,
+    /// Where the tool's `description` string sits in the source text, when it has one: a
+    /// check across files reads it from there once the file's tree is freed.
+    pub description: Option<Span>,
 }
 
 /// A file that holds no snapshot (valid JSON of another kind), or a `*.json` entry of a walk that
@@ -85,6 +81,7 @@ pub struct ConfigInput {
     pub config: ClientConfig,
 }
 
+#[derive(Default)]
 pub struct Inputs {
     pub sources: Sources,
     pub servers: Vec<Server>,
@@ -149,54 +146,67 @@ enum Loaded {
 }
 
 pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<Error>> {
+    load_each(paths, options, |_| ()).map(|(inputs, _)| inputs)
+}
+
+/// What a per-file step gave for each file, with the id of the file's source in the merged
+/// inputs.
+pub type PerFile<T> = Vec<(SourceId, T)>;
+
+/// [`load`], calling `each` on every file as soon as it is read, in parallel, with the file
+/// as inputs of its own (its source is `SourceId(0)` there): work that needs only one file's
+/// tree can run, and free it, before the next file is read. Returns what `each` gave for every
+/// file that holds a source, with the id that source has in the merged inputs, in that order.
+pub fn load_each<T: Send>(
+    paths: &[PathBuf],
+    options: &LoadOptions<'_>,
+    each: impl Fn(&mut Inputs) -> T + Sync,
+) -> Result<(Inputs, PerFile<T>), Vec<Error>> {
     let Discovered {
         candidates,
         skipped,
     } = discover(paths, options.exclude).map_err(|e| vec![e])?;
-    let results: Vec<Result<(SourceFile, Loaded), Error>> = candidates
+    let results: Vec<Result<(Inputs, T), Error>> = candidates
         .par_iter()
-        .map(|candidate| load_file(candidate, options))
+        .map(|candidate| {
+            let mut file = load_file(candidate, options)?;
+            let out = each(&mut file);
+            Ok((file, out))
+        })
         .collect();
 
     let mut errors = Vec::new();
     let mut inputs = Inputs {
-        sources: Sources::default(),
-        servers: Vec::new(),
         skipped,
-        configs: Vec::new(),
-        prompts: Vec::new(),
+        ..Inputs::default()
     };
+    let mut outputs = Vec::new();
     // Which file first claimed each server name, to name both files on a clash.
     let mut claimed: BTreeMap<String, PathBuf> = BTreeMap::new();
     for result in results {
-        let (file, loaded) = match result {
+        let (file, out) = match result {
             Ok(ok) => ok,
             Err(e) => {
                 errors.push(e);
                 continue;
             }
         };
-        let path = file.path.clone();
-        let servers = match loaded {
-            Loaded::Skipped(reason) => {
-                inputs.skipped.push(Skipped { path, reason });
-                continue;
-            }
-            Loaded::ClientConfig(config) => {
-                let source = inputs.sources.add(file);
-                inputs.configs.push(ConfigInput { source, config });
-                continue;
-            }
-            Loaded::Snapshot(shape) => {
-                let name = match &shape.server {
-                    Some((name, _)) => name.clone(),
-                    None => file_stem(&path),
-                };
-                let source = inputs.sources.add(file);
-                vec![Server::from_snapshot(name, source, shape)]
-            }
-            Loaded::Lockfile(lock) => lock_servers(&lock, inputs.sources.add(file)),
+        let Inputs {
+            sources,
+            servers,
+            skipped,
+            configs,
+            prompts: _,
+        } = file;
+        inputs.skipped.extend(skipped);
+        let Some(path) = sources.get(SourceId(0)).map(|f| f.path.clone()) else {
+            continue;
         };
+        let source = inputs.sources.append(sources);
+        outputs.push((source, out));
+        inputs
+            .configs
+            .extend(configs.into_iter().map(|c| ConfigInput { source, ..c }));
         for server in servers {
             if let Some(first) = claimed.get(&server.name) {
                 errors.push(
@@ -211,12 +221,12 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions<'_>) -> Result<Inputs, Vec<
                 continue;
             }
             claimed.insert(server.name.clone(), path.clone());
-            inputs.servers.push(server);
+            inputs.servers.push(Server { source, ..server });
         }
     }
     inputs.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if errors.is_empty() {
-        Ok(inputs)
+        Ok((inputs, outputs))
     } else {
         Err(errors)
     }
@@ -238,16 +248,18 @@ fn lock_servers(lock: &Lock, source: SourceId) -> Vec<Server> {
                 .map(|tool| ToolRef {
                     name: tool.clone(),
                     pointer: Lock::definition_pointer(name, tool),
+                    // Stored definitions are not read here (see `Definition`); their trees
+                    // stay with the lockfile.
+                    description: None,
                 })
                 .collect(),
         })
         .collect()
 }
 
-fn load_file(
-    candidate: &Candidate,
-    options: &LoadOptions<'_>,
-) -> Result<(SourceFile, Loaded), Error> {
+/// One file as inputs of its own: its source is `SourceId(0)`, or there is none when the
+/// file was skipped.
+fn load_file(candidate: &Candidate, options: &LoadOptions<'_>) -> Result<Inputs, Error> {
     let path = &candidate.path;
     let text = read_text_within(path, options.max_file_size)?;
     let client = clients::detect(path);
@@ -278,7 +290,32 @@ fn load_file(
             Shape::NotSnapshot(reason) => Loaded::Skipped(reason),
         }
     };
-    Ok((SourceFile::new(path.clone(), text, Some(root)), loaded))
+    let mut inputs = Inputs::default();
+    let source = SourceId(0);
+    match loaded {
+        Loaded::Skipped(reason) => {
+            inputs.skipped.push(Skipped {
+                path: path.clone(),
+                reason,
+            });
+            return Ok(inputs);
+        }
+        Loaded::ClientConfig(config) => inputs.configs.push(ConfigInput { source, config }),
+        Loaded::Snapshot(shape) => {
+            let name = match &shape.server {
+                Some((name, _)) => name.clone(),
+                None => file_stem(path),
+            };
+            inputs
+                .servers
+                .push(Server::from_snapshot(name, source, shape));
+        }
+        Loaded::Lockfile(lock) => inputs.servers = lock_servers(&lock, source),
+    }
+    inputs
+        .sources
+        .add(SourceFile::new(path.clone(), text, Some(root)));
+    Ok(inputs)
 }
 
 /// One `tools/list` response or result held in memory (standard input, a gateway's live

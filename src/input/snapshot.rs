@@ -11,6 +11,7 @@
 //! Tools are never parsed into a struct: the tool object stays a JSON node with every field,
 //! known or not, and is referred to by its pointer.
 
+use super::ToolRef;
 use crate::decode::{Decoder, article};
 use crate::error::Error;
 use crate::json::{Node, Object, Pointer};
@@ -29,7 +30,7 @@ pub struct SnapshotShape {
     /// The snapshot's own `server` field and where it is.
     pub server: Option<(String, Pointer)>,
     pub captured_at: Option<String>,
-    pub tools: Vec<ToolEntry>,
+    pub tools: Vec<ToolRef>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,12 +52,6 @@ impl SnapshotKind {
             SnapshotKind::Pages => "array of pages",
         }
     }
-}
-
-#[derive(Debug, PartialEq)]
-pub struct ToolEntry {
-    pub name: String,
-    pub pointer: Pointer,
 }
 
 /// Keys that mark mcp-scan's recording format (besides `tools`).
@@ -163,7 +158,7 @@ fn read_response(
     obj: &Object,
     pointer: &Pointer,
     decoder: &Decoder<'_>,
-    tools: &mut Vec<ToolEntry>,
+    tools: &mut Vec<ToolRef>,
 ) -> Result<(), Error> {
     if let Some(error) = obj.get("error") {
         let detail = error
@@ -192,7 +187,7 @@ fn read_result(
     obj: &Object,
     pointer: &Pointer,
     decoder: &Decoder<'_>,
-    tools: &mut Vec<ToolEntry>,
+    tools: &mut Vec<ToolRef>,
 ) -> Result<(), Error> {
     let list = decoder.required(node, obj, "tools", "the tools/list result")?;
     let list = decoder.array(list, "`tools`")?;
@@ -204,13 +199,17 @@ fn read_result(
     Ok(())
 }
 
-fn read_tool(node: &Node, pointer: Pointer, decoder: &Decoder<'_>) -> Result<ToolEntry, Error> {
+fn read_tool(node: &Node, pointer: Pointer, decoder: &Decoder<'_>) -> Result<ToolRef, Error> {
     let obj = decoder.object(node, &format!("the tool at `{pointer}`"))?;
     let name = decoder.required(node, obj, "name", &format!("the tool at `{pointer}`"))?;
     let name = decoder.string(name, "a tool's `name`")?;
-    Ok(ToolEntry {
+    Ok(ToolRef {
         name: name.to_string(),
         pointer,
+        description: obj
+            .get("description")
+            .filter(|d| d.as_str().is_some())
+            .map(|d| d.span),
     })
 }
 
