@@ -236,7 +236,7 @@ fn approve_server(
             // Always found: states hold only tools whose pointer led to an object, in a text
             // that does not change.
             let object = current.object()?;
-            Some(with_canonical(object, options, |bytes, members| {
+            Some(with_canonical(&object, options, |bytes, members| {
                 Approvable::of(
                     options.algorithm,
                     bytes,

@@ -1,11 +1,16 @@
 //! The one place where symbolic locations (file + JSON pointer + optional substring) become
 //! concrete line/column spans, using the spans recorded by the parse of the same text.
 
+use foldhash::HashMap;
+use rayon::prelude::*;
+
 use crate::finding::{Location, Span, Target};
 use crate::json::Span as ByteSpan;
 use crate::json::escape_map::raw_span;
 use crate::json::pointer::{resolve_key_span, resolve_nth_key_span};
-use crate::source::{SourceFile, Sources};
+use crate::json::seek::seek;
+use crate::json::{Dialect, Limits, Node, parse};
+use crate::source::{SourceFile, SourceId, Sources};
 
 /// Fills `location.span`; leaves it `None` when the file is not JSON or the pointer does not
 /// resolve (a check bug, which tests catch, rather than a reason to fail the run).
@@ -13,21 +18,73 @@ pub fn locate(sources: &Sources, location: &mut Location) {
     location.span = resolve(sources, location);
 }
 
+/// [`locate`] for many locations at once, in parallel over their files. In a file whose tree
+/// was freed (see [`SourceFile::drop_tree`]), a lone location is found by stepping through the
+/// text, and several by parsing the text once into a tree that is dropped right after, rather
+/// than stepping through it again for each (a name that a thousand servers share) or keeping
+/// the tree.
+pub fn locate_all(sources: &Sources, locations: Vec<&mut Location>) {
+    let mut by_source: HashMap<SourceId, Vec<&mut Location>> = HashMap::default();
+    for location in locations {
+        by_source.entry(location.source).or_default().push(location);
+    }
+    by_source.into_par_iter().for_each(|(id, mut locations)| {
+        let Some(source) = sources.get(id) else {
+            return;
+        };
+        let tree = (locations.len() > 1 && source.tree_freed())
+            .then(|| parse(&source.text, Dialect::Json, &Limits::default()).ok())
+            .flatten();
+        for location in &mut locations {
+            let bytes = match &tree {
+                Some(root) => in_tree(root, source, location, location.target),
+                None => resolve_bytes(source, location),
+            };
+            location.span = bytes.map(|bytes| to_span(source, bytes));
+        }
+    });
+}
+
 fn resolve(sources: &Sources, location: &Location) -> Option<Span> {
     let source = sources.get(location.source)?;
-    let root = source.root()?;
-    let bytes = match location.target {
-        Target::Key => resolve_key_span(root, &location.pointer)?,
-        Target::KeyOccurrence(n) => resolve_nth_key_span(root, &location.pointer, n)?,
-        Target::Value => {
-            let node = root.pointer(&location.pointer)?;
-            match &location.sub {
-                Some(sub) => raw_span(&source.text, node.span, sub.clone())?,
-                None => node.span,
+    Some(to_span(source, resolve_bytes(source, location)?))
+}
+
+fn resolve_bytes(source: &SourceFile, location: &Location) -> Option<ByteSpan> {
+    match (source.parsed_root(), location.target) {
+        (Some(root), target) => in_tree(root, source, location, target),
+        // A JSON text whose tree was freed, or never kept (the lockfile): stepped through
+        // rather than parsed whole again.
+        (None, Target::Key | Target::Value) if source.tree_freed() => {
+            let found = seek(&source.text, &location.pointer)?;
+            match location.target {
+                Target::Key => found.key,
+                _ => within(source, found.value, location),
             }
         }
-    };
-    Some(to_span(source, bytes))
+        (None, target) => in_tree(source.root()?, source, location, target),
+    }
+}
+
+fn in_tree(
+    root: &Node,
+    source: &SourceFile,
+    location: &Location,
+    target: Target,
+) -> Option<ByteSpan> {
+    match target {
+        Target::Key => resolve_key_span(root, &location.pointer),
+        Target::KeyOccurrence(n) => resolve_nth_key_span(root, &location.pointer, n),
+        Target::Value => within(source, root.pointer(&location.pointer)?.span, location),
+    }
+}
+
+/// The span of the value at `value`, or of the part of its decoded string the location names.
+fn within(source: &SourceFile, value: ByteSpan, location: &Location) -> Option<ByteSpan> {
+    match &location.sub {
+        Some(sub) => raw_span(&source.text, value, sub.clone()),
+        None => Some(value),
+    }
 }
 
 fn to_span(source: &SourceFile, bytes: ByteSpan) -> Span {

@@ -13,13 +13,13 @@ use crate::config::{Config, DriftAction, FailOn, Posture};
 use crate::drift_event;
 use crate::error::Error;
 use crate::finding::{Category, Finding, Location, Severity};
-use crate::input::{self, Inputs, LoadOptions, Server, Skipped, ToolRef};
+use crate::input::{self, Inputs, LoadOptions, PerFile, Skipped};
 use crate::json::{Limits, Pointer};
-use crate::locate::locate;
+use crate::locate::{locate, locate_all};
 use crate::lock::Lock;
 use crate::prompts;
 use crate::rules::Catalogue;
-use crate::source::{SourceFile, Sources};
+use crate::source::{SourceFile, SourceId, Sources};
 use crate::state::{Fingerprints, ServerState, fingerprint_all, server_states};
 
 /// Builtin rules the engine itself reports (not a check): they are about the run's config.
@@ -106,7 +106,18 @@ pub fn load_inputs(
     accept_lockfiles: bool,
     max_file_size: ByteSize,
 ) -> Result<Inputs, Vec<Error>> {
-    let inputs = input::load(
+    load_inputs_each(paths, exclude, accept_lockfiles, max_file_size, |_| ()).map(|(i, _)| i)
+}
+
+/// [`load_inputs`], with `each` run on every file as it is read (see [`input::load_each`]).
+fn load_inputs_each<T: Send>(
+    paths: &[PathBuf],
+    exclude: &[PathBuf],
+    accept_lockfiles: bool,
+    max_file_size: ByteSize,
+    each: impl Fn(&mut Inputs) -> T + Sync,
+) -> Result<(Inputs, PerFile<T>), Vec<Error>> {
+    let (inputs, per_file) = input::load_each(
         paths,
         &LoadOptions {
             exclude,
@@ -114,6 +125,7 @@ pub fn load_inputs(
             max_file_size,
             accept_lockfiles,
         },
+        each,
     )?;
     // For `check` (the command that accepts every kind of input) a client config alone is
     // something to check; `lock` and `diff` need tools.
@@ -128,7 +140,7 @@ pub fn load_inputs(
                 .with_help("pass the files or directories that hold tools/list snapshots (JSON)"),
         ]);
     }
-    Ok(inputs)
+    Ok((inputs, per_file))
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
@@ -147,13 +159,14 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
             )
         },
         || {
-            let inputs = load_inputs(
+            let (inputs, per_file) = load_inputs_each(
                 &options.paths,
                 std::slice::from_ref(&options.lock_path),
                 true,
                 options.config.limits.max_file_size(),
+                |file| check_file(file, options, catalogue),
             )?;
-            let (fingerprints, drafts) = check_inputs(&inputs, options, catalogue);
+            let (fingerprints, drafts) = check_across_files(&inputs, per_file, options, catalogue);
             Ok::<_, Vec<Error>>((inputs, fingerprints, drafts))
         },
     );
@@ -186,6 +199,57 @@ fn check_inputs(
         let states = server_states(inputs, &fingerprints);
         checks::run_of_inputs(&context(inputs, &states, options, catalogue))
     };
+    (fingerprints, drafts)
+}
+
+/// Fingerprints one file's tools and runs the checks that read one file at a time, with
+/// their findings located while the file's tree is in memory; then frees the tree, so that a
+/// run holds the trees of the files being read rather than of every file (a tree takes about
+/// twice its text). Client configs keep theirs: the checks across files read them, and they
+/// need not be JSON.
+fn check_file(file: &mut Inputs, options: &ScanOptions, catalogue: &Catalogue) -> FileChecked {
+    let fingerprints = fingerprint_all(file, &options.config.fingerprint_options());
+    let mut drafts = checks::run_of_files(&context(file, &[], options, catalogue));
+    for draft in &mut drafts {
+        locate_draft(&file.sources, draft);
+    }
+    if file.configs.is_empty()
+        && let Some(source) = file.sources.get_mut(SourceId(0))
+    {
+        source.drop_tree();
+    }
+    FileChecked {
+        fingerprints,
+        drafts,
+    }
+}
+
+/// What [`check_file`] leaves of a file: its tools' digests and its findings, located.
+struct FileChecked {
+    fingerprints: Fingerprints,
+    drafts: Vec<Draft>,
+}
+
+/// Gathers what [`check_file`] left of every file (each file's findings move to the id its
+/// source has in `inputs`), then runs the checks that compare files.
+fn check_across_files(
+    inputs: &Inputs,
+    per_file: PerFile<FileChecked>,
+    options: &ScanOptions,
+    catalogue: &Catalogue,
+) -> (Fingerprints, Vec<Draft>) {
+    let mut drafts = Vec::new();
+    let mut parts = Vec::with_capacity(per_file.len());
+    for (source, checked) in per_file {
+        drafts.extend(checked.drafts.into_iter().map(|d| d.moved_to(source)));
+        parts.push(checked.fingerprints);
+    }
+    let fingerprints = Fingerprints::concat(&options.config.fingerprint_options(), parts);
+    let states = server_states(inputs, &fingerprints);
+    drafts.extend(checks::run_across_files(&context(
+        inputs, &states, options, catalogue,
+    )));
+    drop(states);
     (fingerprints, drafts)
 }
 
@@ -257,7 +321,7 @@ fn scan_checked(
     let mut ignore_used = vec![false; options.config.ignore.len()];
     let mut findings = finalize_all(
         drafts,
-        &inputs,
+        &states,
         &options.config,
         catalogue,
         &mut ignore_used,
@@ -330,8 +394,8 @@ pub fn screen(inputs: Inputs, config: &Config, fail_on: FailOn, catalogue: &Cata
         config,
     };
     let drafts = checks::run_content(&cx);
+    let mut findings = finalize_all(drafts, &states, config, catalogue, &mut []);
     drop(states);
-    let mut findings = finalize_all(drafts, &inputs, config, catalogue, &mut []);
     let summary = Summary {
         files: inputs.sources.len(),
         servers: inputs.servers.len(),
@@ -352,26 +416,27 @@ pub fn screen(inputs: Inputs, config: &Config, fail_on: FailOn, catalogue: &Cata
 /// pointer; marks in `ignore_used` each ignore that matched a finding.
 fn finalize_all(
     drafts: Vec<Draft>,
-    inputs: &Inputs,
+    states: &[ServerState<'_>],
     config: &Config,
     catalogue: &Catalogue,
     ignore_used: &mut [bool],
 ) -> Vec<Finding> {
-    // Indexed once: a linear search per draft is servers × findings on a large scan. When a
-    // server lists a name twice, the last listing is the one checked.
-    let tools: HashMap<(&str, &str), (&Server, &ToolRef)> = inputs
-        .all_tools()
-        .into_iter()
-        .map(|(server, tool)| ((server.name.as_str(), tool.name.as_str()), (server, tool)))
+    // Indexed once: a linear search per draft is servers × findings on a large scan. A state
+    // holds the tools whose pointer leads to an object, the last listing of a name.
+    let tools: HashMap<(&str, &str), &Pointer> = states
+        .iter()
+        .flat_map(|state| {
+            state
+                .tools
+                .iter()
+                .map(|(name, tool)| ((state.server.name.as_str(), *name), &tool.tool.pointer))
+        })
         .collect();
     let findings: Vec<Finding> = drafts
         .into_par_iter()
         .filter_map(|draft| {
             let anchor = match (&draft.server, &draft.tool) {
-                (Some(s), Some(t)) => tools
-                    .get(&(s.as_str(), t.as_str()))
-                    .filter(|(server, tool)| inputs.tool_object(server, tool).is_some())
-                    .map(|(_, tool)| &tool.pointer),
+                (Some(s), Some(t)) => tools.get(&(s.as_str(), t.as_str())).copied(),
                 _ => None,
             };
             finalize(draft, anchor, config, catalogue)
@@ -394,14 +459,13 @@ fn mark_used_ignores(findings: &[Finding], config: &Config, ignore_used: &mut [b
 
 /// Resolves every location to a span, then orders findings by file and position.
 fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
-    // In parallel: a file's tree and line index are built once, by whichever finding needs
-    // them first (`SourceFile` holds them in `OnceLock`s).
-    findings.par_iter_mut().for_each(|finding| {
-        locate(sources, &mut finding.location);
-        for related in &mut finding.related {
-            locate(sources, related);
-        }
-    });
+    // Those of each file's own checks were located before its tree was freed.
+    let unlocated = findings
+        .iter_mut()
+        .flat_map(|f| std::iter::once(&mut f.location).chain(&mut f.related))
+        .filter(|location| location.span.is_none())
+        .collect();
+    locate_all(sources, unlocated);
     findings.par_sort_by(|a, b| {
         (
             a.location.source,
@@ -416,6 +480,14 @@ fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
                 &b.message,
             ))
     });
+}
+
+/// Resolves a draft's locations to spans now (see [`check_file`]).
+fn locate_draft(sources: &Sources, draft: &mut Draft) {
+    locate(sources, &mut draft.location);
+    for related in &mut draft.related {
+        locate(sources, related);
+    }
 }
 
 /// Stamps rule metadata and config onto a draft; `None` when the rule is disabled.

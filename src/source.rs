@@ -52,6 +52,12 @@ impl SourceFile {
         self.root.get().and_then(Option::as_ref)
     }
 
+    /// A JSON text whose tree is not in memory (freed, or not kept), which [`SourceFile::root`]
+    /// would parse again; not a source that has no tree at all.
+    pub fn tree_freed(&self) -> bool {
+        self.root.get().is_none()
+    }
+
     /// The parsed document, for JSON sources.
     pub fn root(&self) -> Option<&Node> {
         self.root

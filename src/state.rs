@@ -14,7 +14,8 @@ use crate::fingerprint::{
 };
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
-use crate::json::{Dialect, Limits, Object, parse_value_at};
+use crate::json::seek::seek;
+use crate::json::{Dialect, Limits, Object, Value, parse_value_at};
 use crate::lock::{Definition, Lock, LockedServer, LockedTool};
 use crate::source::SourceFile;
 
@@ -37,17 +38,32 @@ pub struct ToolState<'a> {
 }
 
 impl<'a> ToolState<'a> {
-    /// The tool's definition; parsed again from its file's text if the tree was freed (`check`
-    /// frees each file's tree after that file's own checks), so only drifted tools and the
-    /// like pay for it.
-    pub fn object(&self) -> Option<&'a Object> {
-        self.file.root()?.pointer(&self.tool.pointer)?.as_object()
+    /// The tool's definition: from its file's tree, or when that was freed (`check` frees each
+    /// file's tree after that file's own checks) parsed alone from where it sits in the text,
+    /// so only drifted tools and the like pay for it.
+    pub fn object(&self) -> Option<Cow<'a, Object>> {
+        if self.file.tree_freed() {
+            let found = seek(&self.file.text, &self.tool.pointer)?;
+            let node = parse_value_at(
+                &self.file.text,
+                found.value,
+                Dialect::Json,
+                &Limits::default(),
+                None,
+            );
+            return match node.ok()?.value {
+                Value::Object(object) => Some(Cow::Owned(object)),
+                _ => None,
+            };
+        }
+        let object = self.file.root()?.pointer(&self.tool.pointer)?.as_object()?;
+        Some(Cow::Borrowed(object))
     }
 
     /// The tool's `description`: from its tree when that is in memory, else decoded from where
-    /// it sits in the text, without parsing the rest of the file again.
+    /// it sits in the text (its tool records it), without stepping through the file.
     pub fn description(&self) -> Option<Cow<'a, str>> {
-        if self.file.parsed_root().is_none()
+        if self.file.tree_freed()
             && let Some(span) = self.tool.description
         {
             let node = parse_value_at(
@@ -57,10 +73,17 @@ impl<'a> ToolState<'a> {
                 &Limits::default(),
                 None,
             );
-            return node.ok()?.as_str().map(|s| Cow::Owned(s.to_owned()));
+            return match node.ok()?.value {
+                Value::String(s) => Some(Cow::Owned(s.into())),
+                _ => None,
+            };
         }
-        let description = self.object()?.get("description")?.as_str()?;
-        Some(Cow::Borrowed(description))
+        let description = self
+            .file
+            .root()?
+            .pointer(&self.tool.pointer)?
+            .get("description")?;
+        description.as_str().map(Cow::Borrowed)
     }
 }
 
@@ -96,6 +119,18 @@ pub struct Fingerprints {
     digests: Vec<Option<String>>,
     /// Beside `digests`, for an approval; empty otherwise.
     approvables: Vec<Mutex<Option<Approvable>>>,
+}
+
+impl Fingerprints {
+    /// The digests of several inputs' tools under `options`, one after the other: those of
+    /// files fingerprinted one at a time, in the order their inputs were merged.
+    pub fn concat(options: &FingerprintOptions, parts: Vec<Fingerprints>) -> Fingerprints {
+        Fingerprints {
+            options: options.clone(),
+            digests: parts.into_iter().flat_map(|part| part.digests).collect(),
+            approvables: Vec::new(),
+        }
+    }
 }
 
 /// Fingerprints every tool of every server, in parallel over tools.
@@ -249,7 +284,7 @@ pub fn compare<'s, 'a>(
             None => deltas.push(ToolDelta::Added(tool)),
             Some(l) if l.digest != tool.digest => {
                 let fields = match (l.definition.node().as_object(), tool.object()) {
-                    (Some(def), Some(current)) => changed_fields(def, current, options),
+                    (Some(def), Some(current)) => changed_fields(def, &current, options),
                     _ => vec![],
                 };
                 deltas.push(ToolDelta::Changed {

@@ -171,7 +171,8 @@ fn field_change(
     version: u64,
 ) -> Draft {
     let name = &tool.tool.name;
-    let after = tool.object().and_then(|o| o.get(field));
+    let object = tool.object();
+    let after = object.as_deref().and_then(|o| o.get(field));
     let at = match after {
         Some(_) => tool.tool.pointer.key(field),
         None => tool.tool.pointer.key("name"),

@@ -86,19 +86,28 @@ pub trait BaselineCheck: Sync {
     fn run(&self, cx: &Context<'_>, baseline: &Baseline<'_>, out: &mut Vec<Draft>);
 }
 
-/// Every builtin check of the inputs alone: these and the `content` checks. Explicit, so a
-/// reader sees the list.
-pub fn of_inputs() -> Vec<Box<dyn Check>> {
+/// Every builtin check of the inputs alone that reads one file at a time: these, the `content`
+/// checks, and the string checks with the pattern rules. `check` runs them on each file as it
+/// is read, then frees the file's tree. Explicit, so a reader sees the list.
+fn of_files() -> Vec<Box<dyn Check>> {
     let mut checks: Vec<Box<dyn Check>> = vec![
         Box::new(duplicate_tool::DuplicateToolName),
-        Box::new(config_hazards::ConfigHazards),
-        Box::new(config_conflict::ConfigConflict),
         Box::new(duplicate_key::DuplicateJsonKey),
         Box::new(tool_name::InvalidToolName),
-        Box::new(shadowing::Shadowing),
     ];
     checks.extend(content());
     checks
+}
+
+/// Every builtin check of the inputs alone that compares files: these run once every file is
+/// read, over what each file's tools left behind (names, digests, where descriptions sit), and
+/// over the client configs, whose trees are kept.
+fn across_files() -> Vec<Box<dyn Check>> {
+    vec![
+        Box::new(config_hazards::ConfigHazards),
+        Box::new(config_conflict::ConfigConflict),
+        Box::new(shadowing::Shadowing),
+    ]
 }
 
 /// Every builtin check against the baseline.
@@ -129,31 +138,45 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
 
 /// Runs every check of the inputs alone, the string checks and the pattern rules, in parallel.
 pub fn run_of_inputs(cx: &Context<'_>) -> Vec<Draft> {
-    run(&of_inputs(), cx)
+    let mut drafts = run_of_files(cx);
+    drafts.extend(run_across_files(cx));
+    drafts
+}
+
+/// Runs the checks that read one file at a time, the string checks and the pattern rules, in
+/// parallel: over one file's inputs, or over many.
+pub fn run_of_files(cx: &Context<'_>) -> Vec<Draft> {
+    run_with_strings(&of_files(), cx)
+}
+
+/// Runs the checks that compare files, in parallel.
+pub fn run_across_files(cx: &Context<'_>) -> Vec<Draft> {
+    run(&across_files(), cx)
 }
 
 /// Runs the content checks, the string checks and the pattern rules, in parallel.
 pub fn run_content(cx: &Context<'_>) -> Vec<Draft> {
-    run(&content(), cx)
+    run_with_strings(&content(), cx)
+}
+
+/// Runs `checks`, and beside them the string checks and the pattern rules.
+fn run_with_strings(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
+    let (mut drafts, patterns) =
+        rayon::join(|| run(checks, cx), || pattern::run(cx, &of_strings()));
+    drafts.extend(patterns);
+    drafts
 }
 
 fn run(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
-    let (mut drafts, patterns) = rayon::join(
-        || {
-            checks
-                .par_iter()
-                .flat_map_iter(|check| {
-                    let mut out = Vec::new();
-                    check.run(cx, &mut out);
-                    debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule.as_ref())));
-                    out
-                })
-                .collect::<Vec<Draft>>()
-        },
-        || pattern::run(cx, &of_strings()),
-    );
-    drafts.extend(patterns);
-    drafts
+    checks
+        .par_iter()
+        .flat_map_iter(|check| {
+            let mut out = Vec::new();
+            check.run(cx, &mut out);
+            debug_assert!(out.iter().all(|d| check.rules().contains(&d.rule.as_ref())));
+            out
+        })
+        .collect()
 }
 
 /// Runs every check against the baseline, in parallel.
@@ -233,13 +256,22 @@ impl Draft {
         self.change = Some(change);
         self
     }
+
+    /// The draft with every location in `source`: a check of one file's inputs reports in that
+    /// file alone, which is `SourceId(0)` there and has another id once files are merged.
+    pub fn moved_to(mut self, source: SourceId) -> Draft {
+        for location in std::iter::once(&mut self.location).chain(&mut self.related) {
+            location.source = source;
+        }
+        self
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::{against_baseline, of_inputs, of_strings};
+    use super::{across_files, against_baseline, of_files, of_strings};
     use crate::rules::{Catalogue, Kind};
 
     /// zizmor keeps registrations and docs in sync by hand; here a test does it, both ways.
@@ -247,8 +279,9 @@ mod tests {
     fn every_builtin_rule_has_exactly_one_check() {
         let catalogue = Catalogue::builtin().unwrap();
         let mut declared = BTreeSet::new();
-        let rules = of_inputs()
+        let rules = of_files()
             .iter()
+            .chain(&across_files())
             .map(|c| c.rules())
             .chain(of_strings().iter().map(|c| c.rules()))
             .chain(against_baseline().iter().map(|c| c.rules()))

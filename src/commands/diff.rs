@@ -89,7 +89,7 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
                                 &mut out,
                                 fields,
                                 locked.definition.node().as_object(),
-                                t.object(),
+                                t.object().as_deref(),
                                 paint,
                             );
                         }

@@ -12,6 +12,7 @@ mod number;
 mod object;
 mod parse; // the parser
 pub mod pointer; // RFC 6901 JSON pointers
+pub mod seek; // a pointer's value in a text, without its tree
 
 pub use node::{Node, Value};
 pub use number::Number;

@@ -116,7 +116,7 @@ impl FromStr for Pointer {
 }
 
 /// An array index token: decimal digits without leading zeros.
-fn array_index(token: &str) -> Option<usize> {
+pub(super) fn array_index(token: &str) -> Option<usize> {
     let well_formed = token == "0"
         || (!token.starts_with('0')
             && !token.is_empty()
