@@ -123,6 +123,9 @@ mod tests {
         Where,
     );
 
+    /// The span in the file's tree; checked to be the same found in the text once the tree is
+    /// freed, alone (stepping through the text) and with another location in the same file
+    /// (parsing it once for both), and that neither keeps a tree.
     fn locate_in(text: &str, pointer: &str, target: Target, sub: Option<Range<usize>>) -> Where {
         let root = parse(text, Dialect::Json, &Limits::default()).expect("valid JSON");
         let mut sources = Sources::default();
@@ -131,11 +134,26 @@ mod tests {
             text.to_string(),
             Some(root),
         ));
-        let mut location = Location::new(id, Pointer::parse(pointer).expect("pointer"));
-        location.target = target;
-        location.sub = sub;
-        locate(&sources, &mut location);
-        let s = location.span.expect("the pointer resolves");
+        let mut freed = SourceFile::new(PathBuf::from("t.json"), text.to_string(), None);
+        freed.drop_tree();
+        let freed_id = sources.add(freed);
+        let at = |source| {
+            let mut location = Location::new(source, Pointer::parse(pointer).expect("pointer"));
+            location.target = target;
+            location.sub = sub.clone();
+            location
+        };
+        let mut in_tree = at(id);
+        locate(&sources, &mut in_tree);
+        let mut alone = at(freed_id);
+        locate(&sources, &mut alone);
+        let (mut first, mut second) = (at(freed_id), at(freed_id));
+        locate_all(&sources, vec![&mut first, &mut second]);
+        for other in [&alone, &first, &second] {
+            assert_eq!(other.span, in_tree.span, "{text:?} {pointer}");
+        }
+        assert!(sources.get(freed_id).is_some_and(SourceFile::tree_freed));
+        let s = in_tree.span.expect("the pointer resolves");
         (
             (s.line, s.column, s.column_utf16),
             (s.end_line, s.end_column, s.end_column_utf16),

@@ -552,3 +552,34 @@ fn fingerprint(draft: &Draft, tool_pointer: Option<&Pointer>) -> String {
     let digest = hasher.finalize();
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After `check`, no snapshot's tree is left in memory: each file's own checks ran while it
+    /// was read, and drift and shadowing read the text. A stage that reaches for every tool's
+    /// tree again would hold twice the snapshots' size until the report is written.
+    #[test]
+    fn a_check_keeps_no_snapshot_tree() {
+        let options = ScanOptions {
+            paths: vec!["testdata/example/snapshots".into()],
+            lock_path: "testdata/example/mcp.lock".into(),
+            lock_required: true,
+            config: Config::default(),
+            posture: Posture::default(),
+            fail_on: FailOn::default(),
+        };
+        let catalogue = Catalogue::builtin().unwrap();
+        let report = scan(&options, &catalogue).unwrap();
+        let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
+        // Located in the tree (a pattern rule), and after it was freed (drift).
+        assert!(rules.contains(&"tool-changed"), "{rules:?}");
+        assert!(rules.contains(&"sensitive-file-order"), "{rules:?}");
+        assert!(report.findings.iter().all(|f| f.location.span.is_some()));
+        for id in 0..report.summary.files {
+            let source = report.sources.get(SourceId(id)).unwrap();
+            assert!(source.tree_freed(), "{}", source.display_path());
+        }
+    }
+}
