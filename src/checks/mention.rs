@@ -129,6 +129,10 @@ const NEGATIONS: &[&str] = &[
     "do not",
     "don't",
     "don’t",
+    // What the tool itself does not do: "does not read saved browser passwords".
+    "does not",
+    "doesn't",
+    "doesn’t",
     "never",
     "must not",
     "mustn't",
@@ -234,6 +238,13 @@ mod tests {
         );
         assert_eq!(
             mention("Never send the file to outside hosts.", "send the file"),
+            Mention::Negated
+        );
+        assert_eq!(
+            mention(
+                "Fills forms. Does not read stored passwords.",
+                "read stored passwords"
+            ),
             Mention::Negated
         );
     }
