@@ -1,10 +1,12 @@
-//! `contradictory-annotations`: a tool whose name says it deletes claims to be read-only.
-//! Clients auto-approve read-only tools, so a false `readOnlyHint` skips the confirmation the
-//! user would otherwise see.
+//! `contradictory-annotations`: a tool whose name says it deletes, sends or changes something
+//! claims to be read-only, or carries a title that reads as a look-up. Clients auto-approve
+//! read-only tools, and show the title in place of the name, so either skips the confirmation
+//! the user would otherwise see, or has the user confirm something else.
 
 use super::name_words::name_words;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
+use crate::json::Node;
 
 pub struct ContradictoryAnnotations;
 
@@ -27,6 +29,93 @@ const DESTRUCTIVE_WORDS: &[&str] = &[
     "overwrite",
 ];
 
+/// Name words that mean the tool changes something or acts outside: sends, pays, publishes,
+/// grants, creates. Only read so when the name has no [`READING_WORDS`] (`check_update`).
+const ACTING_WORDS: &[&str] = &[
+    "send",
+    "transfer",
+    "wire",
+    "pay",
+    "payout",
+    "post",
+    "publish",
+    "broadcast",
+    "forward",
+    "push",
+    "email",
+    "sms",
+    "tweet",
+    "deploy",
+    "cancel",
+    "refund",
+    "charge",
+    "withdraw",
+    "chmod",
+    "chown",
+    "grant",
+    "invite",
+    "share",
+    "buy",
+    "sell",
+    "trade",
+    "mint",
+    "merge",
+    "upload",
+    "install",
+    "create",
+    "update",
+    "write",
+    "set",
+    "move",
+    "rename",
+    "reset",
+    "restart",
+    "disable",
+    "enable",
+];
+
+/// Words that mean a look-up: a name with one of these may only read, and a title with one
+/// (and no acting word) reads as a look-up.
+const READING_WORDS: &[&str] = &[
+    "get",
+    "list",
+    "show",
+    "view",
+    "read",
+    "check",
+    "preview",
+    "inspect",
+    "search",
+    "find",
+    "fetch",
+    "lookup",
+    "look",
+    "status",
+    "describe",
+    "retrieve",
+    "query",
+    "count",
+    "browse",
+    "explore",
+    "peek",
+    "info",
+    "draft",
+    "dry",
+    "simulate",
+    "estimate",
+    "quote",
+    "validate",
+    "verify",
+    "summarize",
+    "explain",
+    "calculate",
+    "compute",
+    "track",
+    "analyze",
+    "analyse",
+    "test",
+];
+
 impl Check for ContradictoryAnnotations {
     fn rules(&self) -> &'static [&'static str] {
         &["contradictory-annotations"]
@@ -35,62 +124,121 @@ impl Check for ContradictoryAnnotations {
     fn run(&self, cx: &Context<'_>, out: &mut Vec<Draft>) {
         for server in &cx.inputs.servers {
             for tool in &server.tools {
-                let read_only = cx
-                    .inputs
-                    .tool_object(server, tool)
-                    .and_then(|o| o.get("annotations"))
-                    .and_then(|a| a.get("readOnlyHint"))
-                    .and_then(|h| h.as_bool());
-                let Some(word) = destructive_word(&tool.name).filter(|_| read_only == Some(true))
-                else {
+                let Some(word) = action_word(&tool.name) else {
                     continue;
                 };
-                out.push(
+                let object = cx.inputs.tool_object(server, tool);
+                let annotations = object.and_then(|o| o.get("annotations"));
+                let draft = |at, message| {
                     Draft::new(
                         "contradictory-annotations",
-                        Location::new(
-                            server.source,
-                            tool.pointer.key("annotations").key("readOnlyHint"),
-                        ),
-                        format!(
-                            "tool `{}` claims `readOnlyHint: true` but its name says it will {word}; clients may run it without asking",
-                            tool.name
-                        ),
+                        Location::new(server.source, at),
+                        message,
                     )
                     .server(&server.name)
                     .tool(&tool.name)
-                    .field("annotations"),
-                );
+                };
+                if annotations
+                    .and_then(|a| a.get("readOnlyHint"))
+                    .and_then(Node::as_bool)
+                    == Some(true)
+                {
+                    out.push(
+                        draft(
+                            tool.pointer.key("annotations").key("readOnlyHint"),
+                            format!(
+                                "tool `{}` claims `readOnlyHint: true` but its name says it will {word}; clients may run it without asking",
+                                tool.name
+                            ),
+                        )
+                        .field("annotations"),
+                    );
+                }
+                // The title clients show in place of the name: the annotations', else the
+                // tool's own.
+                let title = annotations
+                    .and_then(|a| a.get("title"))
+                    .and_then(Node::as_str)
+                    .map(|t| {
+                        (
+                            t,
+                            tool.pointer.key("annotations").key("title"),
+                            "annotations",
+                        )
+                    })
+                    .or_else(|| {
+                        object
+                            .and_then(|o| o.get("title"))
+                            .and_then(Node::as_str)
+                            .map(|t| (t, tool.pointer.key("title"), "title"))
+                    });
+                if let Some((title, at, field)) = title.filter(|(t, _, _)| reads_as_look_up(t)) {
+                    out.push(
+                        draft(
+                            at,
+                            format!(
+                                "tool `{}` is titled \"{title}\", which reads as a look-up, but its name says it will {word}; the user may approve it as something it is not",
+                                tool.name
+                            ),
+                        )
+                        .field(field),
+                    );
+                }
             }
         }
     }
 }
 
-/// The destructive word among the name's words.
-fn destructive_word(name: &str) -> Option<&'static str> {
+/// The word of `name` that says the tool destroys or changes something, if any.
+fn action_word(name: &str) -> Option<&'static str> {
     let words = name_words(name);
-    DESTRUCTIVE_WORDS
-        .iter()
-        .copied()
-        .find(|d| words.iter().any(|w| w == d))
+    let has = |list: &[&'static str]| list.iter().copied().find(|d| words.iter().any(|w| w == d));
+    has(DESTRUCTIVE_WORDS).or_else(|| has(ACTING_WORDS).filter(|_| has(READING_WORDS).is_none()))
+}
+
+/// A title with a look-up word and no word that destroys or changes something.
+fn reads_as_look_up(title: &str) -> bool {
+    let words = name_words(title);
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    has(READING_WORDS) && !has(DESTRUCTIVE_WORDS) && !has(ACTING_WORDS)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::destructive_word;
+    use super::{action_word, reads_as_look_up};
 
     #[test]
-    fn splits_names_into_words() {
+    fn names_that_destroy_or_act() {
         let cases = [
             ("delete_file", Some("delete")),
             ("removeUser", Some("remove")),
             ("db.drop-table", Some("drop")),
+            ("send_wire", Some("send")),
+            ("create_forwarding_rule", Some("create")),
+            ("force_push", Some("push")),
+            // A look-up word makes an acting word a noun or an object: not a destructive one.
+            ("check_update", None),
+            ("get_share_link", None),
             ("list_deleted_items", None),
             ("dropdown_values", None),
             ("get_weather", None),
         ];
         for (name, want) in cases {
-            assert_eq!(destructive_word(name), want, "{name}");
+            assert_eq!(action_word(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn titles_that_read_as_look_ups() {
+        for (title, look_up) in [
+            ("Check balance", true),
+            ("git status", true),
+            ("Preview SMS", true),
+            ("Send message", false),
+            ("Create or search index", false),
+            ("Weather", false),
+        ] {
+            assert_eq!(reads_as_look_up(title), look_up, "{title}");
         }
     }
 }
