@@ -248,8 +248,8 @@ fn lock_servers(lock: &Lock, source: SourceId) -> Vec<Server> {
                 .map(|tool| ToolRef {
                     name: tool.clone(),
                     pointer: Lock::definition_pointer(name, tool),
-                    // Stored definitions are not read here (see `Definition`); their trees
-                    // stay with the lockfile.
+                    // Not kept for a lockfile given as an input (rare): once its tree is
+                    // freed, asking for a description parses the lockfile again.
                     description: None,
                 })
                 .collect(),
