@@ -4,6 +4,7 @@
 //! the user would otherwise see, or has the user confirm something else.
 
 use super::name_words::name_words;
+use super::pattern::excerpt;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
 use crate::json::Node;
@@ -177,8 +178,9 @@ impl Check for ContradictoryAnnotations {
                         draft(
                             at,
                             format!(
-                                "tool `{}` is titled \"{title}\", which reads as a look-up, but its name says it will {word}; the user may approve it as something it is not",
-                                tool.name
+                                "tool `{}` is titled \"{}\", which reads as a look-up, but its name says it will {word}; the user may approve it as something it is not",
+                                tool.name,
+                                excerpt(title)
                             ),
                         )
                         .field(field),
