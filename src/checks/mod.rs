@@ -11,6 +11,7 @@ mod drift;
 mod duplicate_key;
 mod duplicate_tool;
 mod hidden;
+mod insecure_default;
 mod launch_drift;
 mod lock_integrity;
 mod mention;
@@ -123,7 +124,10 @@ pub fn against_baseline() -> Vec<Box<dyn BaselineCheck>> {
 /// The checks that judge each tool definition on its own text (no lock, no other tool), with
 /// the pattern rules: what `diff --base` runs over the definitions a lock change approves.
 fn content() -> Vec<Box<dyn Check>> {
-    vec![Box::new(annotations::ContradictoryAnnotations)]
+    vec![
+        Box::new(annotations::ContradictoryAnnotations),
+        Box::new(insecure_default::InsecureDefault),
+    ]
 }
 
 /// The checks of each string on its own: content checks too, run with the pattern rules.
