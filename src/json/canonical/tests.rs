@@ -1,7 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::json::{Dialect, Limits, parse};
+use crate::json::{Dialect, Limits, Pointer, parse};
 
 fn canon(text: &str) -> String {
     let node =
@@ -556,6 +556,26 @@ proptest! {
         prop_assert_eq!(to_canonical_vec(&reparsed), to_canonical_vec(&tree), "{}", text);
     }
 
+    /// `json::seek` lives here for the noisy serialiser: whatever the tree resolves every
+    /// pointer of a noisily written text to (escaped keys, odd spacing), seeking finds at the
+    /// same spans.
+    #[test]
+    fn seeking_finds_what_the_tree_resolves(tree in tree_strategy(), seed in 1u64..) {
+        let mut text = String::new();
+        noisy(&tree, &mut Rng(seed), &mut text);
+        let root = parse(&text, Dialect::Json, &Limits::default())
+            .map_err(|e| TestCaseError::fail(format!("{e} at {} in {text}", e.offset)))?;
+        let mut pointers = Vec::new();
+        every_pointer(&root, Pointer::root(), &mut pointers);
+        for pointer in pointers {
+            let want = root.pointer(&pointer).map(|node| crate::json::seek::Found {
+                key: crate::json::pointer::resolve_key_span(&root, &pointer),
+                value: node.span,
+            });
+            prop_assert_eq!(crate::json::seek::seek(&text, &pointer), want, "{} in {}", pointer, text);
+        }
+    }
+
     #[test]
     fn canonical_bytes_are_idempotent(tree in tree_strategy()) {
         let bytes = to_canonical_vec(&tree);
@@ -602,4 +622,22 @@ proptest! {
         prop_assert!(edit_nth_string(&mut edited, &mut remaining, &edit));
         prop_assert_ne!(to_canonical_vec(&edited), to_canonical_vec(&tree));
     }
+}
+
+/// The pointer of every value in `node`, depth first.
+fn every_pointer(node: &Node, at: Pointer, out: &mut Vec<Pointer>) {
+    match &node.value {
+        Value::Object(object) => {
+            for member in object.iter_unique() {
+                every_pointer(&member.value, at.key(&member.key), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                every_pointer(item, at.index(i), out);
+            }
+        }
+        _ => {}
+    }
+    out.push(at);
 }
