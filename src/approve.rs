@@ -340,7 +340,7 @@ mod tests {
                 .unwrap()
                 .render()
         };
-        let prepared = fingerprint_for_approval(&inputs, &options, None);
+        let prepared = fingerprint_for_approval(&inputs, &options);
         let separate = fingerprint_all(&inputs, &options);
         let rendered = lock_from(&prepared);
         assert_eq!(rendered, lock_from(&separate));

@@ -110,7 +110,7 @@ pub fn load_inputs(
 }
 
 /// [`load_inputs`], with `each` run on every file as it is read (see [`input::load_each`]).
-fn load_inputs_each<T: Send>(
+pub fn load_inputs_each<T: Send>(
     paths: &[PathBuf],
     exclude: &[PathBuf],
     accept_lockfiles: bool,

@@ -125,11 +125,39 @@ impl Fingerprints {
     /// The digests of several inputs' tools under `options`, one after the other: those of
     /// files fingerprinted one at a time, in the order their inputs were merged.
     pub fn concat(options: &FingerprintOptions, parts: Vec<Fingerprints>) -> Fingerprints {
+        let mut digests = Vec::new();
+        let mut approvables = Vec::new();
+        for part in parts {
+            digests.extend(part.digests);
+            approvables.extend(part.approvables);
+        }
         Fingerprints {
             options: options.clone(),
-            digests: parts.into_iter().flat_map(|part| part.digests).collect(),
-            approvables: Vec::new(),
+            digests,
+            approvables,
         }
+    }
+
+    /// For fingerprints taken for an approval with no previous lock at hand (file by file, as
+    /// they were read): each new definition that `previous` stores as exactly the same bytes is
+    /// kept from there, and its copy freed (see [`Definition::approved`]).
+    pub fn keep_stored_definitions(&self, inputs: &Inputs, previous: &Lock) {
+        inputs
+            .all_tools()
+            .par_iter()
+            .zip(&self.approvables)
+            .for_each(|((server, tool), cell)| {
+                let stored = previous
+                    .servers
+                    .get(&server.name)
+                    .and_then(|locked| locked.tools.get(&tool.name))
+                    .map(|locked| &locked.definition);
+                if let (Some(stored), Ok(mut cell)) = (stored, cell.lock())
+                    && let Some(approvable) = cell.as_mut()
+                {
+                    approvable.definition.keep_from(stored);
+                }
+            });
     }
 }
 
@@ -152,13 +180,11 @@ pub fn fingerprint_all(inputs: &Inputs, options: &FingerprintOptions) -> Fingerp
 
 /// [`fingerprint_all`], and from the same canonical pass over each tool what approving it
 /// stores (its field digests and definition): `lock` needs both, and writing a tool's
-/// canonical form was a tenth of a fresh lock, twice. A definition that `previous` (the lock
-/// being refreshed) stores as exactly the bytes it would be written as is kept from there.
-pub fn fingerprint_for_approval(
-    inputs: &Inputs,
-    options: &FingerprintOptions,
-    previous: Option<&Lock>,
-) -> Fingerprints {
+/// canonical form was a tenth of a fresh lock, twice. The lock being refreshed is not at hand
+/// (`lock` takes these file by file as the snapshots are read, beside reading it): the
+/// definitions it already stores are kept from it afterwards
+/// ([`Fingerprints::keep_stored_definitions`]).
+pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -> Fingerprints {
     let algorithm = options.algorithm;
     let (digests, approvables) = inputs
         .all_tools()
@@ -167,14 +193,10 @@ pub fn fingerprint_for_approval(
             let Some(object) = inputs.tool_object(server, tool) else {
                 return (None, Mutex::new(None));
             };
-            let stored = previous
-                .and_then(|lock| lock.servers.get(&server.name))
-                .and_then(|locked| locked.tools.get(&tool.name))
-                .map(|locked| &locked.definition);
             with_canonical(object, options, |bytes, members| {
                 (
                     Some(bytes_digest(algorithm, bytes)),
-                    Mutex::new(Some(Approvable::of(algorithm, bytes, members, stored))),
+                    Mutex::new(Some(Approvable::of(algorithm, bytes, members, None))),
                 )
             })
         })

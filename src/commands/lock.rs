@@ -21,9 +21,9 @@ use crate::pieces::same_bytes;
 use crate::prompts;
 use crate::render::count;
 use crate::render::paint::Paint;
-use crate::scan::{load_inputs, load_lock};
-use crate::source::display_path;
-use crate::state::{fingerprint_all, fingerprint_for_approval, server_states};
+use crate::scan::{load_inputs_each, load_lock};
+use crate::source::{SourceId, display_path};
+use crate::state::{Fingerprints, fingerprint_all, fingerprint_for_approval, server_states};
 
 pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     // Checked first: a CI job must fail fast rather than wait for an answer nobody can give.
@@ -46,17 +46,13 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
             .map_err(|e| vec![e]);
     }
     let max_file_size = env.config.limits.max_file_size();
+    let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
     // The old lock is as large as the snapshots: both are read at once.
     let (old, approving) = rayon::join(
         || load_lock(&lock_path, false, max_file_size),
         || match &args.import {
             Some(other) => Approving::Import(other),
-            None => Approving::Scanned(load_inputs(
-                &env.paths(&args.paths),
-                std::slice::from_ref(&lock_path),
-                false,
-                max_file_size,
-            )),
+            None => Approving::Scanned(scanned(env, args, &lock_path, selection.is_empty())),
         },
     );
     let (old, old_file) = match old.map_err(|e| vec![e])? {
@@ -71,7 +67,10 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         Approving::Import(other) => {
             imported(old.as_ref(), other, args, &who, &now, max_file_size).map_err(|e| vec![e])?
         }
-        Approving::Scanned(inputs) => approved(env, args, inputs?, base, &who, &now)?,
+        Approving::Scanned(scanned) => {
+            let (inputs, prepared) = scanned?;
+            approved(env, &selection, inputs, prepared, base, &who, &now)?
+        }
     };
     // Rendered once: for a large lock, rendering is a real cost. The old lock usually is the
     // file's bytes exactly; only a file formatted some other way is rendered to compare.
@@ -120,26 +119,64 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
 /// What the new lock approves: another lock (`--import`), or the snapshots scanned.
 enum Approving<'a> {
     Import(&'a Path),
-    Scanned(Result<Inputs, Vec<Error>>),
+    Scanned(Result<(Inputs, Option<Fingerprints>), Vec<Error>>),
+}
+
+/// The snapshots to approve. When every tool is approved, what each stores is taken file by
+/// file as it is read, and the file's tree freed (a tree takes twice its text); the previous
+/// lock, which is read meanwhile, is not at hand yet (see [`Fingerprints::keep_stored_definitions`]).
+fn scanned(
+    env: &Env,
+    args: &LockArgs,
+    lock_path: &Path,
+    every_tool: bool,
+) -> Result<(Inputs, Option<Fingerprints>), Vec<Error>> {
+    let options = env.config.fingerprint_options();
+    let (inputs, per_file) = load_inputs_each(
+        &env.paths(&args.paths),
+        std::slice::from_ref(&lock_path.to_path_buf()),
+        false,
+        env.config.limits.max_file_size(),
+        |file| {
+            let prepared = every_tool.then(|| fingerprint_for_approval(file, &options));
+            if prepared.is_some()
+                && file.configs.is_empty()
+                && let Some(source) = file.sources.get_mut(SourceId(0))
+            {
+                source.drop_tree();
+            }
+            prepared
+        },
+    )?;
+    let parts: Option<Vec<Fingerprints>> = per_file.into_iter().map(|(_, part)| part).collect();
+    Ok((
+        inputs,
+        parts.map(|parts| Fingerprints::concat(&options, parts)),
+    ))
 }
 
 /// The lock after approving the scanned snapshots (all, or what `--server`/`--tool` name).
 fn approved(
     env: &Env,
-    args: &LockArgs,
+    selection: &Selection,
     inputs: Inputs,
+    prepared: Option<Fingerprints>,
     old: Option<&Lock>,
     who: &str,
     now: &str,
 ) -> Result<Lock, Vec<Error>> {
     let options = env.config.fingerprint_options();
-    let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
-    let only = (!selection.is_empty()).then_some(&selection);
-    // Approving every tool: what each stores comes from the pass that takes its digest. A
-    // selection approves a few, each in a pass of its own.
-    let fingerprints = match only {
-        None => fingerprint_for_approval(&inputs, &options, old),
-        Some(_) => fingerprint_all(&inputs, &options),
+    let only = (!selection.is_empty()).then_some(selection);
+    // Approving every tool: what each stores comes from the pass that took its digest, file
+    // by file. A selection approves a few, each in a pass of its own.
+    let fingerprints = match prepared {
+        Some(prepared) => {
+            if let Some(old) = old {
+                prepared.keep_stored_definitions(&inputs, old);
+            }
+            prepared
+        }
+        None => fingerprint_all(&inputs, &options),
     };
     let states = server_states(&inputs, &fingerprints);
     let old_options = old.map_or(&options, |l| &l.fingerprint);

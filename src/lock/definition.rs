@@ -52,6 +52,16 @@ impl Stored {
     }
 }
 
+/// The stored text of `previous`, when it is exactly `bytes`.
+fn stored_as(previous: &Definition, bytes: &[u8]) -> Option<Arc<Stored>> {
+    match previous {
+        Definition::Stored(stored) | Definition::Kept(stored) if stored.raw() == bytes => {
+            Some(Arc::clone(stored))
+        }
+        _ => None,
+    }
+}
+
 /// The bytes of `text` at `span` (empty if the span is not in it).
 fn bytes_at(text: &str, span: Span) -> &[u8] {
     text.as_bytes()
@@ -169,15 +179,22 @@ impl Definition {
         SCRATCH.with_borrow_mut(|scratch| {
             scratch.clear();
             write_pretty_from_canonical(canonical, DEFINITION_INDENT, scratch);
-            match previous {
-                Some(Definition::Stored(stored) | Definition::Kept(stored))
-                    if stored.raw() == scratch.as_slice() =>
-                {
-                    Definition::Kept(Arc::clone(stored))
-                }
-                _ => Definition::Written(Arc::new(scratch.to_vec())),
+            match previous.and_then(|previous| stored_as(previous, scratch)) {
+                Some(stored) => Definition::Kept(stored),
+                None => Definition::Written(Arc::new(scratch.to_vec())),
             }
         })
+    }
+
+    /// A new definition written as exactly the bytes `previous` stores becomes that stored
+    /// text, and its own copy is freed: [`Definition::approved`] for a definition written
+    /// before the previous lock was at hand.
+    pub fn keep_from(&mut self, previous: &Definition) {
+        if let Definition::Written(bytes) = self
+            && let Some(stored) = stored_as(previous, bytes)
+        {
+            *self = Definition::Kept(stored);
+        }
     }
 
     /// The bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`].
