@@ -316,6 +316,11 @@ mod tests {
             assert_eq!(matches!(approved, Definition::Kept(_)), kept, "{text}");
             assert_eq!(approved.written(), fresh.written(), "{text}");
             assert_eq!(approved.node(), fresh.node(), "{text}");
+            // The same, when the previous lock comes after the definition was written.
+            let mut later = Definition::approved(canonical, None);
+            later.keep_from(&stored);
+            assert_eq!(matches!(later, Definition::Kept(_)), kept, "{text}");
+            assert_eq!(later.written(), fresh.written(), "{text}");
         }
     }
 }
