@@ -7,7 +7,8 @@ use rayon::prelude::*;
 use super::{Check, Context, Draft};
 use crate::finding::{Location, Target};
 use crate::input::Server;
-use crate::json::{Node, Pointer, Value};
+use crate::json::Pointer;
+use crate::json::walk::{each_object, pointer};
 use crate::source::SourceId;
 
 pub struct DuplicateJsonKey;
@@ -26,8 +27,13 @@ impl Check for DuplicateJsonKey {
             let Some(root) = cx.inputs.sources.get(source).and_then(|s| s.root()) else {
                 return drafts;
             };
-            walk(root, &mut Vec::new(), &mut |path, key, count| {
-                let at = pointer(path).key(key);
+            let mut duplicates = Vec::new();
+            each_object(root, &mut |path, object| {
+                for (key, occurrences) in object.duplicate_keys() {
+                    duplicates.push((pointer(Pointer::root(), path).key(key), key, occurrences.len()));
+                }
+            });
+            for (at, key, count) in duplicates {
                 let mut draft = Draft::new(
                     "duplicate-json-key",
                     Location::new(source, at.clone()).key(),
@@ -41,7 +47,7 @@ impl Check for DuplicateJsonKey {
                     draft = draft.related(earlier);
                 }
                 drafts.push(attribute(cx, draft, &at));
-            });
+            }
             drafts
         }));
     }
@@ -70,48 +76,5 @@ fn attribute(cx: &Context<'_>, mut draft: Draft, at: &Pointer) -> Draft {
             draft
         }
         None => draft,
-    }
-}
-
-/// One step of the path from the root to the node being walked.
-#[derive(Clone, Copy)]
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-fn pointer(path: &[Step<'_>]) -> Pointer {
-    path.iter().fold(Pointer::root(), |at, step| match step {
-        Step::Key(key) => at.key(key),
-        Step::Index(i) => at.index(*i),
-    })
-}
-
-/// Every object with a repeated key, depth first. The path is kept as borrowed steps and only
-/// turned into a pointer for a report: building a pointer per node was most of the walk.
-fn walk<'a>(
-    node: &'a Node,
-    path: &mut Vec<Step<'a>>,
-    report: &mut impl FnMut(&[Step<'a>], &str, usize),
-) {
-    match &node.value {
-        Value::Object(object) => {
-            for (key, occurrences) in object.duplicate_keys() {
-                report(path, key, occurrences.len());
-            }
-            for member in object.iter_unique() {
-                path.push(Step::Key(&member.key));
-                walk(&member.value, path, report);
-                path.pop();
-            }
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(Step::Index(i));
-                walk(item, path, report);
-                path.pop();
-            }
-        }
-        _ => {}
     }
 }

@@ -6,7 +6,8 @@
 use super::name_words::name_words;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
-use crate::json::{Node, Value};
+use crate::json::walk::{each_object, pointer};
+use crate::json::{Node, Pointer};
 
 pub struct InsecureDefault;
 
@@ -80,17 +81,8 @@ impl Check for InsecureDefault {
                 else {
                     continue;
                 };
-                let mut path = Vec::new();
-                let mut found = Vec::new();
-                walk(schema, &mut path, &mut found);
-                for (path, name, key, value) in found {
-                    let at = path
-                        .iter()
-                        .fold(tool.pointer.key("inputSchema"), |at, step| match step {
-                            Step::Key(k) => at.key(k),
-                            Step::Index(i) => at.index(*i),
-                        })
-                        .key(key);
+                let from = tool.pointer.key("inputSchema");
+                for (at, name, key, value) in presets_turning_safeguards_off(schema, &from) {
                     out.push(
                         Draft::new(
                             "insecure-default",
@@ -109,53 +101,33 @@ impl Check for InsecureDefault {
     }
 }
 
-/// One step from the schema down to a property.
-#[derive(Clone, Copy)]
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// A property found: the path to its schema, its name, `default` or `const`, and the value.
-type Found<'a> = (Vec<Step<'a>>, &'a str, &'static str, bool);
-
-/// Every property below `node` (through `properties`, `$defs`, `items`, `anyOf`… alike) whose
-/// preset boolean turns a safeguard off. The path is kept as borrowed steps; a pointer is
-/// built only for what is found.
-fn walk<'a>(node: &'a Node, path: &mut Vec<Step<'a>>, found: &mut Vec<Found<'a>>) {
-    match &node.value {
-        Value::Object(object) => {
-            if let Some(properties) = object.get("properties").and_then(Node::as_object) {
-                for member in properties.iter_unique() {
-                    let Some(schema) = member.value.as_object() else {
-                        continue;
-                    };
-                    for key in ["default", "const"] {
-                        if let Some(value) = schema.get(key).and_then(Node::as_bool)
-                            && turns_safeguard_off(&member.key, value)
-                        {
-                            let mut at = path.clone();
-                            at.extend([Step::Key("properties"), Step::Key(&member.key)]);
-                            found.push((at, &member.key, key, value));
-                        }
-                    }
+/// Every property below `schema` (through `properties`, `$defs`, `items`, `anyOf`… alike)
+/// whose preset boolean turns a safeguard off: the pointer to the preset below `from`, the
+/// property's name, `default` or `const`, and the value.
+fn presets_turning_safeguards_off<'a>(
+    schema: &'a Node,
+    from: &Pointer,
+) -> Vec<(Pointer, &'a str, &'static str, bool)> {
+    let mut found = Vec::new();
+    each_object(schema, &mut |path, object| {
+        let Some(properties) = object.get("properties").and_then(Node::as_object) else {
+            return;
+        };
+        for member in properties.iter_unique() {
+            for key in ["default", "const"] {
+                if let Some(value) = member.value.get(key).and_then(Node::as_bool)
+                    && turns_safeguard_off(&member.key, value)
+                {
+                    let at = pointer(from.clone(), path)
+                        .key("properties")
+                        .key(&member.key)
+                        .key(key);
+                    found.push((at, member.key.as_str(), key, value));
                 }
             }
-            for member in object.iter_unique() {
-                path.push(Step::Key(&member.key));
-                walk(&member.value, path, found);
-                path.pop();
-            }
         }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(Step::Index(i));
-                walk(item, path, found);
-                path.pop();
-            }
-        }
-        _ => {}
-    }
+    });
+    found
 }
 
 /// Whether presetting parameter `name` to `value` turns a safeguard off.

@@ -13,6 +13,7 @@ mod object;
 mod parse; // the parser
 pub mod pointer; // RFC 6901 JSON pointers
 pub mod seek; // a pointer's value in a text, without its tree
+pub mod walk; // every object of a tree, with a borrowed path to it
 
 pub use node::{Node, Value};
 pub use number::Number;
