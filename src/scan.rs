@@ -19,7 +19,7 @@ use crate::locate::{locate, locate_all};
 use crate::lock::Lock;
 use crate::prompts;
 use crate::rules::Catalogue;
-use crate::source::{SourceFile, SourceId, Sources};
+use crate::source::{SourceFile, Sources};
 use crate::state::{Fingerprints, ServerState, fingerprint_all, server_states};
 
 /// Builtin rules the engine itself reports (not a check): they are about the run's config.
@@ -205,19 +205,14 @@ fn check_inputs(
 /// Fingerprints one file's tools and runs the checks that read one file at a time, with
 /// their findings located while the file's tree is in memory; then frees the tree, so that a
 /// run holds the trees of the files being read rather than of every file (a tree takes about
-/// twice its text). Client configs keep theirs: the checks across files read them, and they
-/// need not be JSON.
+/// twice its text).
 fn check_file(file: &mut Inputs, options: &ScanOptions, catalogue: &Catalogue) -> FileChecked {
     let fingerprints = fingerprint_all(file, &options.config.fingerprint_options());
     let mut drafts = checks::run_of_files(&context(file, &[], options, catalogue));
     for draft in &mut drafts {
         locate_draft(&file.sources, draft);
     }
-    if file.configs.is_empty()
-        && let Some(source) = file.sources.get_mut(SourceId(0))
-    {
-        source.drop_tree();
-    }
+    file.drop_snapshot_trees();
     FileChecked {
         fingerprints,
         drafts,
@@ -556,6 +551,7 @@ fn fingerprint(draft: &Draft, tool_pointer: Option<&Pointer>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::SourceId;
 
     /// After `check`, no snapshot's tree is left in memory: each file's own checks ran while it
     /// was read, and drift and shadowing read the text. A stage that reaches for every tool's

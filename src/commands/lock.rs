@@ -22,7 +22,7 @@ use crate::prompts;
 use crate::render::count;
 use crate::render::paint::Paint;
 use crate::scan::{load_inputs_each, load_lock};
-use crate::source::{SourceId, display_path};
+use crate::source::display_path;
 use crate::state::{Fingerprints, fingerprint_all, fingerprint_for_approval, server_states};
 
 pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
@@ -139,11 +139,8 @@ fn scanned(
         env.config.limits.max_file_size(),
         |file| {
             let prepared = every_tool.then(|| fingerprint_for_approval(file, &options));
-            if prepared.is_some()
-                && file.configs.is_empty()
-                && let Some(source) = file.sources.get_mut(SourceId(0))
-            {
-                source.drop_tree();
+            if prepared.is_some() {
+                file.drop_snapshot_trees();
             }
             prepared
         },

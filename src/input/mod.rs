@@ -105,6 +105,20 @@ impl Inputs {
         }
     }
 
+    /// Frees the trees of these inputs' snapshots and lockfiles once what needs them has run
+    /// (see [`crate::source::SourceFile::drop_tree`]). Client configs keep theirs: the checks
+    /// across files read them, and they need not be JSON, so could not be parsed again.
+    pub fn drop_snapshot_trees(&mut self) {
+        let configs: Vec<SourceId> = self.configs.iter().map(|c| c.source).collect();
+        for id in self.servers.iter().map(|s| s.source) {
+            if !configs.contains(&id)
+                && let Some(source) = self.sources.get_mut(id)
+            {
+                source.drop_tree();
+            }
+        }
+    }
+
     pub fn tool_count(&self) -> usize {
         self.servers.iter().map(|s| s.tools.len()).sum()
     }
