@@ -184,3 +184,10 @@ pub struct Finding {
     /// For drift findings: the event a SIEM ingests (see [`crate::drift_event`]).
     pub event: Option<crate::drift_event::DriftEvent>,
 }
+
+impl Finding {
+    /// Where the finding points, then its related locations.
+    pub fn locations_mut(&mut self) -> impl Iterator<Item = &mut Location> {
+        std::iter::once(&mut self.location).chain(&mut self.related)
+    }
+}

@@ -12,17 +12,12 @@ use crate::json::seek::seek;
 use crate::json::{Dialect, Limits, Node, parse};
 use crate::source::{SourceFile, SourceId, Sources};
 
-/// Fills `location.span`; leaves it `None` when the file is not JSON or the pointer does not
-/// resolve (a check bug, which tests catch, rather than a reason to fail the run).
-pub fn locate(sources: &Sources, location: &mut Location) {
-    location.span = resolve(sources, location);
-}
-
-/// [`locate`] for many locations at once, in parallel over their files. In a file whose tree
-/// was freed (see [`SourceFile::drop_tree`]), a lone location is found by stepping through the
-/// text, and several by parsing the text once into a tree that is dropped right after, rather
-/// than stepping through it again for each (a name that a thousand servers share) or keeping
-/// the tree.
+/// Fills each location's `span`, in parallel over their files; leaves it `None` when the file
+/// is not JSON or the pointer does not resolve (a check bug, which tests catch, rather than a
+/// reason to fail the run). In a file whose tree was freed (see [`SourceFile::drop_tree`]), a
+/// lone location is found by stepping through the text, and several by parsing the text once
+/// into a tree that is dropped right after, rather than stepping through it again for each (a
+/// name that a thousand servers share) or keeping the tree.
 pub fn locate_all(sources: &Sources, locations: Vec<&mut Location>) {
     let mut by_source: HashMap<SourceId, Vec<&mut Location>> = HashMap::default();
     for location in locations {
@@ -43,11 +38,6 @@ pub fn locate_all(sources: &Sources, locations: Vec<&mut Location>) {
             location.span = bytes.map(|bytes| to_span(source, bytes));
         }
     });
-}
-
-fn resolve(sources: &Sources, location: &Location) -> Option<Span> {
-    let source = sources.get(location.source)?;
-    Some(to_span(source, resolve_bytes(source, location)?))
 }
 
 fn resolve_bytes(source: &SourceFile, location: &Location) -> Option<ByteSpan> {
@@ -144,9 +134,9 @@ mod tests {
             location
         };
         let mut in_tree = at(id);
-        locate(&sources, &mut in_tree);
+        locate_all(&sources, vec![&mut in_tree]);
         let mut alone = at(freed_id);
-        locate(&sources, &mut alone);
+        locate_all(&sources, vec![&mut alone]);
         let (mut first, mut second) = (at(freed_id), at(freed_id));
         locate_all(&sources, vec![&mut first, &mut second]);
         for other in [&alone, &first, &second] {
@@ -303,7 +293,7 @@ mod tests {
         for (pointer, sub) in [("/missing", None), ("/d", Some(2..9))] {
             let mut location = Location::new(id, Pointer::parse(pointer).expect("pointer"));
             location.sub = sub;
-            locate(&sources, &mut location);
+            locate_all(&sources, vec![&mut location]);
             assert_eq!(location.span, None, "{pointer}");
         }
     }

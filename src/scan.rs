@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::finding::{Category, Finding, Location, Severity};
 use crate::input::{self, Inputs, LoadOptions, PerFile, Skipped};
 use crate::json::{Limits, Pointer};
-use crate::locate::{locate, locate_all};
+use crate::locate::locate_all;
 use crate::lock::Lock;
 use crate::prompts;
 use crate::rules::Catalogue;
@@ -209,9 +209,10 @@ fn check_inputs(
 fn check_file(file: &mut Inputs, options: &ScanOptions, catalogue: &Catalogue) -> FileChecked {
     let fingerprints = fingerprint_all(file, &options.config.fingerprint_options());
     let mut drafts = checks::run_of_files(&context(file, &[], options, catalogue));
-    for draft in &mut drafts {
-        locate_draft(&file.sources, draft);
-    }
+    locate_all(
+        &file.sources,
+        drafts.iter_mut().flat_map(Draft::locations_mut).collect(),
+    );
     file.drop_snapshot_trees();
     FileChecked {
         fingerprints,
@@ -457,7 +458,7 @@ fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
     // Those of each file's own checks were located before its tree was freed.
     let unlocated = findings
         .iter_mut()
-        .flat_map(|f| std::iter::once(&mut f.location).chain(&mut f.related))
+        .flat_map(Finding::locations_mut)
         .filter(|location| location.span.is_none())
         .collect();
     locate_all(sources, unlocated);
@@ -475,14 +476,6 @@ fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
                 &b.message,
             ))
     });
-}
-
-/// Resolves a draft's locations to spans now (see [`check_file`]).
-fn locate_draft(sources: &Sources, draft: &mut Draft) {
-    locate(sources, &mut draft.location);
-    for related in &mut draft.related {
-        locate(sources, related);
-    }
 }
 
 /// Stamps rule metadata and config onto a draft; `None` when the rule is disabled.

@@ -264,10 +264,15 @@ impl Draft {
     /// The draft with every location in `source`: a check of one file's inputs reports in that
     /// file alone, which is `SourceId(0)` there and has another id once files are merged.
     pub fn moved_to(mut self, source: SourceId) -> Draft {
-        for location in std::iter::once(&mut self.location).chain(&mut self.related) {
+        for location in self.locations_mut() {
             location.source = source;
         }
         self
+    }
+
+    /// Where the draft points, then its related locations.
+    pub fn locations_mut(&mut self) -> impl Iterator<Item = &mut Location> {
+        std::iter::once(&mut self.location).chain(&mut self.related)
     }
 }
 
