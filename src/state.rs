@@ -15,7 +15,7 @@ use crate::fingerprint::{
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::seek::seek;
-use crate::json::{Dialect, Limits, Object, Value, parse_value_at};
+use crate::json::{Dialect, Limits, Node, Object, Value, parse_value_at};
 use crate::lock::{Definition, Lock, LockedServer, LockedTool};
 use crate::source::SourceFile;
 
@@ -272,7 +272,11 @@ pub enum ToolDelta<'s, 'a> {
     Removed(&'s str, &'s LockedTool),
     Changed {
         state: &'s ToolState<'a>,
-        locked: &'s LockedTool,
+        /// The approved definition and the tool's definition now, each read once here: a
+        /// stored definition, and the tool of a file whose tree was freed, are parsed again
+        /// from their text to be read.
+        before: Cow<'s, Node>,
+        after: Option<Cow<'a, Object>>,
         /// Top-level fields whose values differ, in report order.
         fields: Vec<String>,
     },
@@ -305,13 +309,16 @@ pub fn compare<'s, 'a>(
         match locked.tools.get(*name) {
             None => deltas.push(ToolDelta::Added(tool)),
             Some(l) if l.digest != tool.digest => {
-                let fields = match (l.definition.node().as_object(), tool.object()) {
-                    (Some(def), Some(current)) => changed_fields(def, &current, options),
+                let before = l.definition.node();
+                let after = tool.object();
+                let fields = match (before.as_object(), after.as_deref()) {
+                    (Some(def), Some(current)) => changed_fields(def, current, options),
                     _ => vec![],
                 };
                 deltas.push(ToolDelta::Changed {
                     state: tool,
-                    locked: l,
+                    before,
+                    after,
                     fields,
                 });
             }

@@ -151,13 +151,18 @@ fn tool_delta(
             .server(&server.name)
             .tool(name),
         ),
-        ToolDelta::Changed { state: tool, locked, fields } => {
-            let before = locked.definition.node();
+        ToolDelta::Changed {
+            state: tool,
+            before,
+            after,
+            fields,
+        } => {
             let Some(before) = before.as_object() else {
                 return;
             };
             for field in fields {
-                out.push(field_change(server, tool, before.get(field), field, version));
+                let after = after.as_deref().and_then(|o| o.get(field));
+                out.push(field_change(server, tool, before.get(field), after, field, version));
             }
         }
     }
@@ -167,12 +172,11 @@ fn field_change(
     server: &Server,
     tool: &ToolState<'_>,
     before: Option<&Node>,
+    after: Option<&Node>,
     field: &str,
     version: u64,
 ) -> Draft {
     let name = &tool.tool.name;
-    let object = tool.object();
-    let after = object.as_deref().and_then(|o| o.get(field));
     let at = match after {
         Some(_) => tool.tool.pointer.key(field),
         None => tool.tool.pointer.key("name"),

@@ -81,15 +81,16 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
                         }
                         ToolDelta::Changed {
                             state: t,
-                            locked,
+                            before,
+                            after,
                             fields,
                         } => {
                             let _ = writeln!(out, "    ~ {}: {}", t.tool.name, fields.join(", "));
                             field_diffs(
                                 &mut out,
                                 fields,
-                                locked.definition.node().as_object(),
-                                t.object().as_deref(),
+                                before.as_object(),
+                                after.as_deref(),
                                 paint,
                             );
                         }
