@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::json::{Dialect, Limits, Node, lines::LineIndex, parse};
+use crate::json::{Dialect, Limits, Node, Span, lines::LineIndex, parse, parse_value_at};
 
 /// Index of a file in [`Sources`]; cheap to copy into every location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,6 +56,12 @@ impl SourceFile {
     /// would parse again; not a source that has no tree at all.
     pub fn tree_freed(&self) -> bool {
         self.root.get().is_none()
+    }
+
+    /// The one value at `span` of a JSON source, parsed alone: how a value of a file whose tree
+    /// was freed is read without parsing the rest of the file.
+    pub fn value_at(&self, span: Span) -> Option<Node> {
+        parse_value_at(&self.text, span, Dialect::Json, &Limits::default(), None).ok()
     }
 
     /// The parsed document, for JSON sources.

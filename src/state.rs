@@ -15,7 +15,7 @@ use crate::fingerprint::{
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::seek::seek;
-use crate::json::{Dialect, Limits, Node, Object, Value, parse_value_at};
+use crate::json::{Node, Object, Value};
 use crate::lock::{Definition, Lock, LockedServer, LockedTool};
 use crate::source::SourceFile;
 
@@ -44,14 +44,7 @@ impl<'a> ToolState<'a> {
     pub fn object(&self) -> Option<Cow<'a, Object>> {
         if self.file.tree_freed() {
             let found = seek(&self.file.text, &self.tool.pointer)?;
-            let node = parse_value_at(
-                &self.file.text,
-                found.value,
-                Dialect::Json,
-                &Limits::default(),
-                None,
-            );
-            return match node.ok()?.value {
+            return match self.file.value_at(found.value)?.value {
                 Value::Object(object) => Some(Cow::Owned(object)),
                 _ => None,
             };
@@ -66,14 +59,7 @@ impl<'a> ToolState<'a> {
         if self.file.tree_freed()
             && let Some(span) = self.tool.description
         {
-            let node = parse_value_at(
-                &self.file.text,
-                span,
-                Dialect::Json,
-                &Limits::default(),
-                None,
-            );
-            return match node.ok()?.value {
+            return match self.file.value_at(span)?.value {
                 Value::String(s) => Some(Cow::Owned(s.into())),
                 _ => None,
             };
