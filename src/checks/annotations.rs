@@ -3,7 +3,7 @@
 //! read-only tools, and show the title in place of the name, so either skips the confirmation
 //! the user would otherwise see, or has the user confirm something else.
 
-use super::name_words::name_words;
+use super::name_words::NameWords;
 use super::pattern::excerpt;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
@@ -193,16 +193,20 @@ impl Check for ContradictoryAnnotations {
 
 /// The word of `name` that says the tool destroys or changes something, if any.
 fn action_word(name: &str) -> Option<&'static str> {
-    let words = name_words(name);
-    let has = |list: &[&'static str]| list.iter().copied().find(|d| words.iter().any(|w| w == d));
-    has(DESTRUCTIVE_WORDS).or_else(|| has(ACTING_WORDS).filter(|_| has(READING_WORDS).is_none()))
+    let words = NameWords::of(name);
+    words.first_of(DESTRUCTIVE_WORDS).or_else(|| {
+        words
+            .first_of(ACTING_WORDS)
+            .filter(|_| !words.has_any(READING_WORDS))
+    })
 }
 
 /// A title with a look-up word and no word that destroys or changes something.
 fn reads_as_look_up(title: &str) -> bool {
-    let words = name_words(title);
-    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    has(READING_WORDS) && !has(DESTRUCTIVE_WORDS) && !has(ACTING_WORDS)
+    let words = NameWords::of(title);
+    words.has_any(READING_WORDS)
+        && !words.has_any(DESTRUCTIVE_WORDS)
+        && !words.has_any(ACTING_WORDS)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `skip_confirmation: true`. An agent that leaves the parameter out, as agents do with
 //! parameters the user never mentioned, makes every call without the safeguard.
 
-use super::name_words::name_words;
+use super::name_words::NameWords;
 use super::{Check, Context, Draft};
 use crate::finding::Location;
 use crate::json::walk::{each_object, pointer};
@@ -132,14 +132,14 @@ fn presets_turning_safeguards_off<'a>(
 
 /// Whether presetting parameter `name` to `value` turns a safeguard off.
 fn turns_safeguard_off(name: &str, value: bool) -> bool {
-    let words = name_words(name);
-    let has = |word: &str| words.iter().any(|w| w == word);
-    let any = |list: &[&str]| list.iter().any(|w| has(w));
+    let words = NameWords::of(name);
     if value {
-        WAIVERS.iter().any(|waiver| waiver.iter().all(|w| has(w)))
+        WAIVERS
+            .iter()
+            .any(|waiver| waiver.iter().all(|w| words.has(w)))
     } else {
-        let strict_checking = has("strict") && (has("host") || has("key") || has("checking"));
-        (any(SAFEGUARD_WORDS) || strict_checking) && !any(NEGATING_WORDS)
+        let strict_checking = words.has("strict") && words.has_any(&["host", "key", "checking"]);
+        (words.has_any(SAFEGUARD_WORDS) || strict_checking) && !words.has_any(NEGATING_WORDS)
     }
 }
 

@@ -2,7 +2,7 @@
 //! an upload URL) comes with a fixed outside address as its `default` or `const`. An agent
 //! that leaves the parameter out, or is told the default is fine, sends the data there.
 
-use super::name_words::name_words;
+use super::name_words::NameWords;
 use super::pattern::{At, excerpt};
 use super::{Context, Draft, StringCheck};
 
@@ -62,9 +62,9 @@ impl StringCheck for PresetDestination {
 
 /// Whether the property's name (snake, kebab or camel case) says it decides where data goes.
 fn names_a_destination(name: &str) -> bool {
-    let words = name_words(name);
-    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    has(DESTINATION_WORDS) || (has(SENDING_WORDS) && has(ADDRESS_WORDS))
+    let words = NameWords::of(name);
+    words.has_any(DESTINATION_WORDS)
+        || (words.has_any(SENDING_WORDS) && words.has_any(ADDRESS_WORDS))
 }
 
 /// The host of the first e-mail address or http(s) URL in `value`, unless it is a placeholder
