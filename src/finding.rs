@@ -190,4 +190,8 @@ impl Finding {
     pub fn locations_mut(&mut self) -> impl Iterator<Item = &mut Location> {
         std::iter::once(&mut self.location).chain(&mut self.related)
     }
+
+    pub fn locations(&self) -> impl Iterator<Item = &Location> {
+        std::iter::once(&self.location).chain(&self.related)
+    }
 }

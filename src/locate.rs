@@ -10,14 +10,15 @@ use crate::json::escape_map::raw_span;
 use crate::json::pointer::{resolve_key_span, resolve_nth_key_span};
 use crate::json::seek::seek;
 use crate::json::{Dialect, Limits, Node, parse};
-use crate::source::{SourceFile, SourceId, Sources};
+use crate::source::{Reading, SourceFile, SourceId, Sources};
 
 /// Fills each location's `span`, in parallel over their files; leaves it `None` when the file
 /// is not JSON or the pointer does not resolve (a check bug, which tests catch, rather than a
-/// reason to fail the run). In a file whose tree was freed (see [`SourceFile::drop_tree`]), a
-/// lone location is found by stepping through the text, and several by parsing the text once
-/// into a tree that is dropped right after, rather than stepping through it again for each (a
-/// name that a thousand servers share) or keeping the tree.
+/// reason to fail the run). A file whose text was freed is read again once for all of its
+/// locations (see [`SourceFile::free_text`]). In a file whose tree was freed, a lone location is
+/// found by stepping through the text, and several by parsing the text once into a tree that
+/// is dropped right after, rather than stepping through it again for each (a name that a
+/// thousand servers share) or keeping the tree.
 pub fn locate_all(sources: &Sources, locations: Vec<&mut Location>) {
     let mut by_source: HashMap<SourceId, Vec<&mut Location>> = HashMap::default();
     for location in locations {
@@ -27,60 +28,65 @@ pub fn locate_all(sources: &Sources, locations: Vec<&mut Location>) {
         let Some(source) = sources.get(id) else {
             return;
         };
+        let reading = source.reading();
         let tree = (locations.len() > 1 && source.tree_freed())
-            .then(|| parse(&source.text, Dialect::Json, &Limits::default()).ok())
+            .then(|| parse(reading.text(), Dialect::Json, &Limits::default()).ok())
             .flatten();
         for location in &mut locations {
             let bytes = match &tree {
-                Some(root) => in_tree(root, source, location, location.target),
-                None => resolve_bytes(source, location),
+                Some(root) => in_tree(root, &reading, location, location.target),
+                None => resolve_bytes(source, &reading, location),
             };
-            location.span = bytes.map(|bytes| to_span(source, bytes));
+            location.span = bytes.map(|bytes| to_span(&reading, bytes));
         }
     });
 }
 
-fn resolve_bytes(source: &SourceFile, location: &Location) -> Option<ByteSpan> {
+fn resolve_bytes(
+    source: &SourceFile,
+    reading: &Reading<'_>,
+    location: &Location,
+) -> Option<ByteSpan> {
     match (source.parsed_root(), location.target) {
-        (Some(root), target) => in_tree(root, source, location, target),
+        (Some(root), target) => in_tree(root, reading, location, target),
         // A JSON text whose tree was freed, or never kept (the lockfile): stepped through
         // rather than parsed whole again.
         (None, Target::Key | Target::Value) if source.tree_freed() => {
-            let found = seek(&source.text, &location.pointer)?;
+            let found = seek(reading.text(), &location.pointer)?;
             match location.target {
                 Target::Key => found.key,
-                _ => within(source, found.value, location),
+                _ => within(reading, found.value, location),
             }
         }
-        (None, target) => in_tree(source.root()?, source, location, target),
+        (None, target) => in_tree(source.root()?, reading, location, target),
     }
 }
 
 fn in_tree(
     root: &Node,
-    source: &SourceFile,
+    reading: &Reading<'_>,
     location: &Location,
     target: Target,
 ) -> Option<ByteSpan> {
     match target {
         Target::Key => resolve_key_span(root, &location.pointer),
         Target::KeyOccurrence(n) => resolve_nth_key_span(root, &location.pointer, n),
-        Target::Value => within(source, root.pointer(&location.pointer)?.span, location),
+        Target::Value => within(reading, root.pointer(&location.pointer)?.span, location),
     }
 }
 
 /// The span of the value at `value`, or of the part of its decoded string the location names.
-fn within(source: &SourceFile, value: ByteSpan, location: &Location) -> Option<ByteSpan> {
+fn within(reading: &Reading<'_>, value: ByteSpan, location: &Location) -> Option<ByteSpan> {
     match &location.sub {
-        Some(sub) => raw_span(&source.text, value, sub.clone()),
+        Some(sub) => raw_span(reading.text(), value, sub.clone()),
         None => Some(value),
     }
 }
 
-fn to_span(source: &SourceFile, bytes: ByteSpan) -> Span {
-    let lines = source.lines();
-    let start = lines.position(&source.text, bytes.start);
-    let end = lines.position(&source.text, bytes.end);
+fn to_span(reading: &Reading<'_>, bytes: ByteSpan) -> Span {
+    let lines = reading.lines();
+    let start = lines.position(reading.text(), bytes.start);
+    let end = lines.position(reading.text(), bytes.end);
     Span {
         start_byte: bytes.start,
         end_byte: bytes.end,

@@ -203,8 +203,8 @@ fn check_inputs(
 }
 
 /// Fingerprints one file's tools and runs the checks that read one file at a time, with
-/// their findings located while the file's tree is in memory; then frees the tree, so that a
-/// run holds the trees of the files being read rather than of every file (a tree takes about
+/// their findings located while the file's tree is in memory; then frees the tree and the
+/// text, so that a run holds the files being read rather than every file (a tree takes about
 /// twice its text).
 fn check_file(file: &mut Inputs, options: &ScanOptions, catalogue: &Catalogue) -> FileChecked {
     let fingerprints = fingerprint_all(file, &options.config.fingerprint_options());
@@ -213,7 +213,7 @@ fn check_file(file: &mut Inputs, options: &ScanOptions, catalogue: &Catalogue) -
         &file.sources,
         drafts.iter_mut().flat_map(Draft::locations_mut).collect(),
     );
-    file.drop_snapshot_trees();
+    file.free_snapshots();
     FileChecked {
         fingerprints,
         drafts,
@@ -546,11 +546,11 @@ mod tests {
     use super::*;
     use crate::source::SourceId;
 
-    /// After `check`, no snapshot's tree is left in memory: each file's own checks ran while it
-    /// was read, and drift and shadowing read the text. A stage that reaches for every tool's
-    /// tree again would hold twice the snapshots' size until the report is written.
+    /// After `check`, no snapshot's tree or text is left in memory: each file's own checks ran
+    /// while it was read, and drift and shadowing read the file again. A stage that reaches for
+    /// every tool's tree again would hold twice the snapshots' size until the report is written.
     #[test]
-    fn a_check_keeps_no_snapshot_tree() {
+    fn a_check_keeps_no_snapshot_tree_or_text() {
         let options = ScanOptions {
             paths: vec!["testdata/example/snapshots".into()],
             lock_path: "testdata/example/mcp.lock".into(),
@@ -569,6 +569,8 @@ mod tests {
         for id in 0..report.summary.files {
             let source = report.sources.get(SourceId(id)).unwrap();
             assert!(source.tree_freed(), "{}", source.display_path());
+            assert!(source.text_freed(), "{}", source.display_path());
         }
+        report.sources.changed().unwrap();
     }
 }

@@ -14,10 +14,9 @@ use crate::fingerprint::{
 };
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
-use crate::json::seek::seek;
 use crate::json::{Node, Object, Value};
 use crate::lock::{Definition, Lock, LockedServer, LockedTool};
-use crate::source::SourceFile;
+use crate::source::{SourceFile, value_in};
 
 pub struct ServerState<'a> {
     pub server: &'a Server,
@@ -43,8 +42,7 @@ impl<'a> ToolState<'a> {
     /// so only drifted tools and the like pay for it.
     pub fn object(&self) -> Option<Cow<'a, Object>> {
         if self.file.tree_freed() {
-            let found = seek(&self.file.text, &self.tool.pointer)?;
-            return match self.file.value_at(found.value)?.value {
+            return match self.file.value_at_pointer(&self.tool.pointer)?.value {
                 Value::Object(object) => Some(Cow::Owned(object)),
                 _ => None,
             };
@@ -56,10 +54,16 @@ impl<'a> ToolState<'a> {
     /// The tool's `description`: from its tree when that is in memory, else decoded from where
     /// it sits in the text (its tool records it), without stepping through the file.
     pub fn description(&self) -> Option<Cow<'a, str>> {
+        self.description_in(&self.file.text())
+    }
+
+    /// [`ToolState::description`], with `text` the file's text when the tree is not in memory:
+    /// for work over many tools of one file, which reads a freed text again only once.
+    pub fn description_in(&self, text: &str) -> Option<Cow<'a, str>> {
         if self.file.tree_freed()
             && let Some(span) = self.tool.description
         {
-            return match self.file.value_at(span)?.value {
+            return match value_in(text, span)?.value {
                 Value::String(s) => Some(Cow::Owned(s.into())),
                 _ => None,
             };

@@ -4,6 +4,7 @@
 //! Every comparison goes through a hash index (exact name, look-alike skeleton, client-renamed
 //! name), so a workspace of 100k tools costs a linear pass, never a pairwise one.
 
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 
 use foldhash::{HashMap, HashMapExt, HashSet};
@@ -186,24 +187,65 @@ fn cross_references(
     };
     let servers: HashMap<&str, &ServerState<'_>> =
         states.iter().map(|s| (s.server.name.as_str(), s)).collect();
-    let tools: Vec<(&ServerState<'_>, &ToolState<'_>)> = states
-        .iter()
-        .flat_map(|state| state.tools.values().map(move |tool| (state, tool)))
-        .collect();
     let names: Vec<&str> = exact.keys().chain(servers.keys()).copied().collect();
-    let filter = NameFilter::new(&names);
-    out.par_extend(tools.par_iter().filter_map(|(state, tool)| {
-        let description = tool.description()?;
-        for (start, word) in candidate_words(&description, &filter) {
-            let others: Vec<&str> = match exact.get(word) {
+    let names = Names {
+        filter: NameFilter::new(&names),
+        exact,
+        servers,
+        cue,
+    };
+    // By file: a file whose text was freed is read again once for all of its tools.
+    let mut by_file: BTreeMap<SourceId, Vec<(&ServerState<'_>, &ToolState<'_>)>> = BTreeMap::new();
+    for state in states {
+        let tools = by_file.entry(state.server.source).or_default();
+        tools.extend(state.tools.values().map(|tool| (state, tool)));
+    }
+    let found: Vec<Vec<Draft>> = by_file
+        .into_par_iter()
+        .map(|(_, tools)| {
+            let Some((_, first)) = tools.first() else {
+                return Vec::new();
+            };
+            let text = first.file.text();
+            tools
+                .iter()
+                .filter_map(|(state, tool)| {
+                    names.cross_reference(state, tool, &tool.description_in(&text)?)
+                })
+                .collect()
+        })
+        .collect();
+    out.extend(found.into_iter().flatten());
+}
+
+/// Every tool and server name, for [`cross_references`].
+struct Names<'a> {
+    filter: NameFilter,
+    exact: &'a HashMap<&'a str, Vec<Entry<'a>>>,
+    servers: HashMap<&'a str, &'a ServerState<'a>>,
+    /// A sentence that gives an order.
+    cue: Regex,
+}
+
+impl Names<'_> {
+    /// The first word of `description` (of `tool`, on `state`'s server) that names another
+    /// server's tool, or another server, in a sentence that gives an order.
+    fn cross_reference(
+        &self,
+        state: &ServerState<'_>,
+        tool: &ToolState<'_>,
+        description: &str,
+    ) -> Option<Draft> {
+        for (start, word) in candidate_words(description, &self.filter) {
+            let others: Vec<&str> = match self.exact.get(word) {
                 Some(entries) if !state.tools.contains_key(word) => {
                     entries.iter().map(|e| e.server).collect()
                 }
-                _ if word != state.server.name && servers.contains_key(word) => vec![word],
+                _ if word != state.server.name && self.servers.contains_key(word) => vec![word],
                 _ => continue,
             };
-            let sentence = sentence_around(&description, start);
-            if !cue.is_match(sentence) {
+            let sentence = sentence_around(description, start);
+            if !self.cue.is_match(sentence) {
                 continue;
             }
             let mut draft = Draft::new(
@@ -219,13 +261,13 @@ fn cross_references(
             .server(&state.server.name)
             .tool(&tool.tool.name)
             .field("description");
-            if let Some(other) = exact.get(word).and_then(|e| e.first()) {
+            if let Some(other) = self.exact.get(word).and_then(|e| e.first()) {
                 draft = draft.related(other.location());
             }
             return Some(draft);
         }
         None
-    }));
+    }
 }
 
 /// Which words can be a tool or server name: one bit per hash of every name. A description is

@@ -38,6 +38,8 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
         Format::Github => vec![render::github::render(&report)],
         Format::Markdown => vec![render::markdown::render(&report)],
     };
+    // Locating and rendering read freed files again: each must still be what was checked.
+    report.sources.changed().map_err(|e| vec![e])?;
     super::emit_pieces(&pieces, args.output.as_deref()).map_err(|e| vec![e])?;
     let code = report.exit_code();
     // The process ends next: freeing a large scan's millions of tree nodes one by one takes

@@ -16,7 +16,7 @@ use crate::lock::Lock;
 use crate::lock_diff::{ServerChange, ToolChange, approved, status_change};
 use crate::render::count;
 use crate::render::paint::Paint;
-use crate::render::text::{finding_block, finding_counts};
+use crate::render::text::{Excerpts, finding_block, finding_counts};
 use crate::render::word_diff::word_diff;
 use crate::scan::{Report, load_inputs, load_lock, screen};
 use crate::schema_diff::widenings;
@@ -169,8 +169,9 @@ fn review(env: &Env, args: &DiffArgs, base: &str) -> Result<u8, Error> {
     };
     if report.summary.tools > 0 {
         out.push('\n');
+        let excerpts = Excerpts::of(&report.sources, report.active());
         for finding in report.active() {
-            finding_block(&mut out, finding, &report.sources, paint);
+            finding_block(&mut out, finding, &excerpts, paint);
         }
         let _ = write!(
             out,

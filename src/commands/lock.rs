@@ -76,7 +76,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     // file's bytes exactly; only a file formatted some other way is rendered to compare.
     let new_pieces = new.render_pieces();
     let same = |text: &str| same_bytes(&new_pieces, text.as_bytes());
-    let same_file = old_file.is_some_and(|file| same(&file.text));
+    let same_file = old_file.is_some_and(|file| same(&file.text()));
     let unchanged = same_file || old.as_ref().is_some_and(|old| same(&old.render()));
     let up_to_date = base.is_some() && unchanged;
     if args.check {
@@ -140,7 +140,7 @@ fn scanned(
         |file| {
             let prepared = every_tool.then(|| fingerprint_for_approval(file, &options));
             if prepared.is_some() {
-                file.drop_snapshot_trees();
+                file.free_snapshots();
             }
             prepared
         },
@@ -202,6 +202,8 @@ fn approved(
     pin_launch_specs(&mut new, &inputs.configs, only, options.algorithm);
     drop(old_states);
     drop(states);
+    // A snapshot read again (a changed tool's definition) must be what was approved.
+    inputs.sources.changed().map_err(|e| vec![e])?;
     // The new lock owns what it keeps; the snapshots' trees are freed beside rendering and
     // writing it.
     crate::background::free("free-inputs", (inputs, fingerprints, old_fingerprints));

@@ -105,16 +105,17 @@ impl Inputs {
         }
     }
 
-    /// Frees the trees of these inputs' snapshots and lockfiles once what needs them has run
-    /// (see [`crate::source::SourceFile::drop_tree`]). Client configs keep theirs: the checks
-    /// across files read them, and they need not be JSON, so could not be parsed again.
-    pub fn drop_snapshot_trees(&mut self) {
+    /// Frees the trees and texts of these inputs' snapshots and lockfiles once what needs them
+    /// whole has run (see [`crate::source::SourceFile::free_text`]): what is asked of them
+    /// later reads the file again. Client configs keep theirs: the checks across files read
+    /// them, and they need not be JSON, so could not be parsed again.
+    pub fn free_snapshots(&mut self) {
         let configs: Vec<SourceId> = self.configs.iter().map(|c| c.source).collect();
         for id in self.servers.iter().map(|s| s.source) {
             if !configs.contains(&id)
                 && let Some(source) = self.sources.get_mut(id)
             {
-                source.drop_tree();
+                source.free_text();
             }
         }
     }
@@ -328,7 +329,7 @@ fn load_file(candidate: &Candidate, options: &LoadOptions<'_>) -> Result<Inputs,
     }
     inputs
         .sources
-        .add(SourceFile::new(path.clone(), text, Some(root)));
+        .add(SourceFile::read_from(path.clone(), text, Some(root)));
     Ok(inputs)
 }
 

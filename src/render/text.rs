@@ -1,14 +1,18 @@
 //! The default human report: one block per finding, rustc-style, with the source line and a
 //! caret under the exact span, then a word diff for changed text.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+
+use foldhash::HashMap;
+use rayon::prelude::*;
 
 use super::count;
 use super::paint::Paint;
 use super::word_diff::word_diff;
 use crate::finding::{Finding, Location, Severity};
 use crate::scan::Report;
-use crate::source::Sources;
+use crate::source::{SourceFile, SourceId, Sources};
 use crate::unicode::{display_name, make_visible};
 
 /// Source lines longer than this are cut around the span.
@@ -27,15 +31,51 @@ pub fn render(report: &Report, paint: Paint, verbose: bool) -> String {
             );
         }
     }
+    let excerpts = Excerpts::of(&report.sources, report.active());
     for finding in report.active() {
-        finding_block(&mut out, finding, &report.sources, paint);
+        finding_block(&mut out, finding, &excerpts, paint);
     }
     out.push_str(&summary_line(report, paint));
     out.push('\n');
     out
 }
 
-pub fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Paint) {
+/// The source lines findings point at, each file read (again, if its text was freed) once,
+/// in parallel over files, rather than once per finding.
+pub struct Excerpts<'a> {
+    sources: &'a Sources,
+    lines: HashMap<(SourceId, usize), String>,
+}
+
+impl<'a> Excerpts<'a> {
+    pub fn of<'f>(sources: &'a Sources, findings: impl Iterator<Item = &'f Finding>) -> Self {
+        let mut wanted: BTreeMap<SourceId, BTreeSet<usize>> = BTreeMap::new();
+        for location in findings.flat_map(Finding::locations) {
+            if let Some(span) = location.span {
+                wanted.entry(location.source).or_default().insert(span.line);
+            }
+        }
+        let lines = wanted
+            .into_par_iter()
+            .flat_map_iter(|(id, lines)| {
+                let reading = sources.get(id).map(SourceFile::reading);
+                lines.into_iter().filter_map(move |line| {
+                    let reading = reading.as_ref()?;
+                    let text = reading.lines().line_text(reading.text(), line);
+                    Some(((id, line), text.to_string()))
+                })
+            })
+            .collect();
+        Excerpts { sources, lines }
+    }
+
+    /// The text of line `line` (1-based) of file `id`.
+    fn line(&self, id: SourceId, line: usize) -> &str {
+        self.lines.get(&(id, line)).map_or("", String::as_str)
+    }
+}
+
+pub fn finding_block(out: &mut String, f: &Finding, excerpts: &Excerpts<'_>, paint: Paint) {
     let label = format!("{}[{}]", f.severity, f.rule);
     let _ = writeln!(
         out,
@@ -44,9 +84,9 @@ pub fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Pa
         // Messages quote server names, which come from the input.
         paint.bold(&make_visible(&f.message))
     );
-    excerpt(out, &f.location, sources, paint, None);
+    excerpt(out, &f.location, excerpts, paint, None);
     for related in &f.related {
-        excerpt(out, related, sources, paint, Some("also here"));
+        excerpt(out, related, excerpts, paint, Some("also here"));
     }
     let mut context = Vec::new();
     context.extend(
@@ -77,11 +117,11 @@ pub fn finding_block(out: &mut String, f: &Finding, sources: &Sources, paint: Pa
 fn excerpt(
     out: &mut String,
     location: &Location,
-    sources: &Sources,
+    excerpts: &Excerpts<'_>,
     paint: Paint,
     note: Option<&str>,
 ) {
-    let Some(source) = sources.get(location.source) else {
+    let Some(source) = excerpts.sources.get(location.source) else {
         return;
     };
     let path = source.display_path();
@@ -101,7 +141,7 @@ fn excerpt(
         span.line,
         span.column
     );
-    let line_text = source.lines().line_text(&source.text, span.line);
+    let line_text = excerpts.line(location.source, span.line);
     let gutter = span.line.to_string();
     let pad = " ".repeat(gutter.len());
     // The caret runs to the end of the span, or of the line when the span continues below.
