@@ -1,16 +1,13 @@
 //! The files a run read, kept once so that every finding can point into them.
 
 use std::borrow::Cow;
-use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-use crate::byte_size::ByteSize;
 use crate::error::Error;
-use crate::input::read_text_within;
 use crate::json::seek::seek;
 use crate::json::{Dialect, Limits, Node, Pointer, Span, lines::LineIndex, parse, parse_value_at};
+use crate::on_disk::{OnDisk, Sealed};
 
 /// Index of a file in [`Sources`]; cheap to copy into every location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -23,37 +20,16 @@ pub struct SourceFile {
     /// The parsed document, for JSON sources; spans are resolved against it.
     root: OnceLock<Option<Node>>,
     lines: OnceLock<LineIndex>,
-    /// Set when a freed text, read again, was not what was read first (see
-    /// [`SourceFile::text`]).
-    changed: AtomicBool,
 }
 
 enum Text {
     /// Shared with the lock's stored definitions, which are parsed from it on demand.
     /// `rereadable`: read from `path` as it is, so it may be freed and read again.
     Held { text: Arc<String>, rereadable: bool },
-    /// Freed once the checks of the file alone have run (a snapshot's text is most of what a
-    /// large run would otherwise hold to the end); read again from `path` when asked.
-    Freed(Sealed),
-}
-
-/// What a freed text was, to tell whether reading its file again gives the same text: its
-/// length and a hash of it under a key drawn at random for the run, so that no file can be
-/// written to collide with another on purpose.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Sealed {
-    len: usize,
-    hash: u64,
-}
-
-impl Sealed {
-    fn of(text: &str) -> Sealed {
-        static KEY: LazyLock<foldhash::quality::RandomState> = LazyLock::new(Default::default);
-        Sealed {
-            len: text.len(),
-            hash: KEY.hash_one(text.as_bytes()),
-        }
-    }
+    /// Not in memory: freed once the checks of the file alone have run (a snapshot's text is
+    /// most of what a large run would otherwise hold to the end), or never held whole (a
+    /// lockfile read as a stream); read again from the file when asked.
+    OnDisk { file: Arc<OnDisk>, sealed: Sealed },
 }
 
 impl SourceFile {
@@ -86,7 +62,17 @@ impl SourceFile {
             text: Text::Held { text, rereadable },
             root,
             lines: OnceLock::new(),
-            changed: AtomicBool::new(false),
+        }
+    }
+
+    /// A JSON source whose text is in `file`, as `sealed`, and not in memory (a lockfile read
+    /// as a stream); read again and parsed if a finding points into it.
+    pub fn on_disk(file: Arc<OnDisk>, sealed: Sealed) -> SourceFile {
+        SourceFile {
+            path: file.path().to_path_buf(),
+            text: Text::OnDisk { file, sealed },
+            root: OnceLock::new(),
+            lines: OnceLock::new(),
         }
     }
 
@@ -107,7 +93,10 @@ impl SourceFile {
             rereadable: true,
         } = &self.text
         {
-            self.text = Text::Freed(Sealed::of(text));
+            self.text = Text::OnDisk {
+                file: Arc::new(OnDisk::new(self.path.clone())),
+                sealed: Sealed::of(text.as_bytes()),
+            };
             self.lines.take();
         }
     }
@@ -118,22 +107,15 @@ impl SourceFile {
     pub fn text(&self) -> Cow<'_, str> {
         match &self.text {
             Text::Held { text, .. } => Cow::Borrowed(text.as_str()),
-            Text::Freed(sealed) => {
-                let cap = ByteSize(sealed.len as u64);
-                match read_text_within(&self.path, cap) {
-                    Ok(text) if Sealed::of(&text) == *sealed => Cow::Owned(text),
-                    _ => {
-                        self.changed.store(true, Ordering::Relaxed);
-                        Cow::Borrowed("")
-                    }
-                }
+            Text::OnDisk { file, sealed } => {
+                file.read_all(*sealed).map_or(Cow::Borrowed(""), Cow::Owned)
             }
         }
     }
 
     #[cfg(test)]
     pub fn text_freed(&self) -> bool {
-        matches!(self.text, Text::Freed(_))
+        matches!(self.text, Text::OnDisk { .. })
     }
 
     /// The parsed document if it is in memory, without parsing it again.
@@ -167,7 +149,7 @@ impl SourceFile {
     pub fn reading(&self) -> Reading<'_> {
         let lines = match &self.text {
             Text::Held { .. } => Lines::Kept(&self.lines),
-            Text::Freed(_) => Lines::Transient(OnceLock::new()),
+            Text::OnDisk { .. } => Lines::Transient(OnceLock::new()),
         };
         Reading {
             text: self.text(),
@@ -232,7 +214,7 @@ impl Sources {
         let changed: Vec<String> = self
             .files
             .iter()
-            .filter(|f| f.changed.load(Ordering::Relaxed))
+            .filter(|f| matches!(&f.text, Text::OnDisk { file, .. } if file.changed()))
             .map(SourceFile::display_path)
             .collect();
         if changed.is_empty() {
