@@ -88,7 +88,25 @@ pub fn load_lock(
     required: bool,
     max_file_size: ByteSize,
 ) -> Result<Option<(Lock, SourceFile)>, Error> {
-    match Lock::load_within(path, max_file_size)? {
+    required_lock(path, required, Lock::load_within(path, max_file_size)?)
+}
+
+/// [`load_lock`], read as a stream and keeping none of its text (see [`Lock::stream_within`]):
+/// for a run that reads the lock but never writes it.
+pub fn stream_lock(
+    path: &std::path::Path,
+    required: bool,
+    max_file_size: ByteSize,
+) -> Result<Option<(Lock, SourceFile)>, Error> {
+    required_lock(path, required, Lock::stream_within(path, max_file_size)?)
+}
+
+fn required_lock(
+    path: &std::path::Path,
+    required: bool,
+    loaded: Option<(Lock, SourceFile)>,
+) -> Result<Option<(Lock, SourceFile)>, Error> {
+    match loaded {
         Some(loaded) => Ok(Some(loaded)),
         None if required => Err(missing_lock(path)),
         None => Ok(None),
@@ -152,7 +170,7 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
     // that needs no lock.
     let (lock, checked) = rayon::join(
         || {
-            load_lock(
+            stream_lock(
                 &options.lock_path,
                 options.lock_required,
                 options.config.limits.max_file_size(),

@@ -8,7 +8,7 @@ use crate::config::{Config, Posture};
 use crate::embed::verify;
 use crate::error::Error;
 use crate::render::{self, Format};
-use crate::scan::{Report, ScanOptions, load_lock, scan};
+use crate::scan::{Report, ScanOptions, scan, stream_lock};
 
 pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
     let (lock_path, lock_required) = env.lock_path(&args.lock);
@@ -60,7 +60,7 @@ fn from_stdin(
     std::io::stdin()
         .read_to_string(&mut text)
         .map_err(|e| vec![Error::in_file(label, format!("cannot read: {e}"))])?;
-    let lock = load_lock(
+    let lock = stream_lock(
         &options.lock_path,
         options.lock_required,
         options.config.limits.max_file_size(),

@@ -20,7 +20,10 @@ use crate::json::{Dialect, Limits, Object, Pointer, Span, parse};
 use crate::lock::Lock;
 use crate::source::{SourceFile, SourceId, Sources};
 pub use discover::{Candidate, Discovered, discover};
-pub use read::{DEFAULT_MAX_FILE_SIZE, read_bytes, read_text, read_text_within};
+pub use read::{
+    DEFAULT_MAX_FILE_SIZE, cannot_read, open_within, read_bytes, read_text, read_text_within,
+    too_large,
+};
 use snapshot::{Shape, SnapshotKind, classify};
 
 /// One server as loaded: its tools are pointers into the source's parsed document.

@@ -31,17 +31,10 @@ pub fn read_text_within(path: &Path, max: ByteSize) -> Result<String, Error> {
 }
 
 pub fn read_bytes(path: &Path, max: ByteSize) -> Result<Vec<u8>, Error> {
-    let cannot = |e: std::io::Error| Error::in_file(path, format!("cannot read: {e}"));
-    let file = open_nonblocking(path).map_err(cannot)?;
-    let meta = file.metadata().map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(not_regular(path, &meta.file_type()));
-    }
-    if meta.len() > max.0 {
-        return Err(too_large(path, meta.len(), max));
-    }
-    let mut bytes = read_large_in_parallel(&file, meta.len())
-        .unwrap_or_else(|| Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0)));
+    let cannot = |e: std::io::Error| cannot_read(path, e);
+    let (file, len) = open_within(path, max)?;
+    let mut bytes = read_large_in_parallel(&file, len)
+        .unwrap_or_else(|| Vec::with_capacity(usize::try_from(len).unwrap_or(0)));
     // From where the parallel read stopped (or the start): to the end, whatever the file holds
     // by now, one byte past the cap at most.
     let read = bytes.len() as u64;
@@ -56,6 +49,25 @@ pub fn read_bytes(path: &Path, max: ByteSize) -> Result<Vec<u8>, Error> {
         return Err(too_large(path, bytes.len() as u64, max));
     }
     Ok(bytes)
+}
+
+/// Opens a regular file no larger than `max` (by its metadata) for reading, with its length;
+/// whoever reads it stops one byte past the cap, in case it grows meanwhile.
+pub fn open_within(path: &Path, max: ByteSize) -> Result<(File, u64), Error> {
+    let cannot = |e: std::io::Error| cannot_read(path, e);
+    let file = open_nonblocking(path).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta.file_type()));
+    }
+    if meta.len() > max.0 {
+        return Err(too_large(path, meta.len(), max));
+    }
+    Ok((file, meta.len()))
+}
+
+pub fn cannot_read(path: &Path, e: std::io::Error) -> Error {
+    Error::in_file(path, format!("cannot read: {e}"))
 }
 
 /// Files this large (a large workspace's lockfile: 370 MB for 100k tools) are read by every
@@ -138,7 +150,7 @@ pub fn describe_file_type(kind: &std::fs::FileType) -> &'static str {
     }
 }
 
-fn too_large(path: &Path, size: u64, max: ByteSize) -> Error {
+pub fn too_large(path: &Path, size: u64, max: ByteSize) -> Error {
     Error::in_file(
         path,
         format!("the file is {size} bytes, over the {max} limit: not read"),

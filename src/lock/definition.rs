@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest};
 use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
+use crate::on_disk::{OnDisk, Sealed};
 
 #[derive(Clone, Debug)]
 pub enum Definition {
@@ -37,25 +38,43 @@ pub const DEFINITION_INDENT: usize = 5;
 
 #[derive(Debug)]
 pub struct Stored {
-    text: Arc<String>,
-    span: Span,
+    text: StoredText,
     /// Nesting allowed inside the definition: what the whole document allows, less the depth
     /// it sits at.
     limits: Limits,
     verified: Verified,
 }
 
+#[derive(Debug)]
+enum StoredText {
+    /// At `span` of a lockfile's text (or of one server's) held in memory.
+    Held { text: Arc<String>, span: Span },
+    /// At `span` of the lockfile on disk, as `sealed`: a lock read as a stream keeps none of
+    /// its definitions, and reads one again where a run needs it (a drifted tool's fields).
+    OnDisk {
+        file: Arc<OnDisk>,
+        span: Span,
+        sealed: Sealed,
+    },
+}
+
 impl Stored {
-    /// The definition's text in the lockfile.
-    fn raw(&self) -> &[u8] {
-        bytes_at(&self.text, self.span)
+    /// The definition's text in the lockfile: empty when it is on disk and the file no longer
+    /// holds it (which the file remembers, see [`OnDisk::changed`]).
+    fn raw(&self) -> Cow<'_, [u8]> {
+        match &self.text {
+            StoredText::Held { text, span } => Cow::Borrowed(bytes_at(text, *span)),
+            StoredText::OnDisk { file, span, sealed } => {
+                Cow::Owned(file.read_at(*span, *sealed).unwrap_or_default())
+            }
+        }
     }
 }
 
 /// The stored text of `previous`, when it is exactly `bytes`.
 fn stored_as(previous: &Definition, bytes: &[u8]) -> Option<Arc<Stored>> {
     match previous {
-        Definition::Stored(stored) | Definition::Kept(stored) if stored.raw() == bytes => {
+        Definition::Stored(stored) | Definition::Kept(stored) if *stored.raw() == *bytes => {
             Some(Arc::clone(stored))
         }
         _ => None,
@@ -141,11 +160,34 @@ impl Definition {
             )),
         };
         Ok(Definition::Stored(Arc::new(Stored {
-            text: Arc::clone(text),
-            span,
+            text: StoredText::Held {
+                text: Arc::clone(text),
+                span,
+            },
             limits,
             verified,
         })))
+    }
+
+    /// A stored definition whose text starts `offset` bytes into the lockfile `file` lets go
+    /// of it, to be read from the file again where it is needed.
+    pub fn leave_on_disk(&mut self, file: &Arc<OnDisk>, offset: usize) {
+        let Definition::Stored(stored) = self else {
+            return;
+        };
+        let Some(stored) = Arc::get_mut(stored) else {
+            return;
+        };
+        if let StoredText::Held { text, span } = &stored.text {
+            stored.text = StoredText::OnDisk {
+                file: Arc::clone(file),
+                span: Span {
+                    start: offset + span.start,
+                    end: offset + span.end,
+                },
+                sealed: Sealed::of(bytes_at(text, *span)),
+            };
+        }
     }
 
     /// Drops what a stored definition hashed to when it is exactly what is stored beside it:
@@ -201,7 +243,7 @@ impl Definition {
     pub fn written(&self) -> Cow<'_, [u8]> {
         match self {
             Definition::Written(bytes) => Cow::Borrowed(bytes.as_slice()),
-            Definition::Kept(stored) => Cow::Borrowed(stored.raw()),
+            Definition::Kept(stored) => stored.raw(),
             Definition::Tree(_) | Definition::Stored(_) => {
                 let mut out = Vec::new();
                 write_pretty_at(&self.node(), DEFINITION_INDENT, &mut out);
@@ -222,15 +264,12 @@ impl Definition {
                     .unwrap_or_else(Node::null),
             ),
             Definition::Stored(stored) | Definition::Kept(stored) => Cow::Owned(
-                // It parsed when the lock was read; the text has not changed since.
-                parse_value_at(
-                    &stored.text,
-                    stored.span,
-                    Dialect::Json,
-                    &stored.limits,
-                    None,
-                )
-                .unwrap_or_else(|_| Node::null()),
+                // It parsed when the lock was read; the text has not changed since (or the file
+                // says it has, and the run fails).
+                std::str::from_utf8(&stored.raw())
+                    .ok()
+                    .and_then(|text| parse(text, Dialect::Json, &stored.limits).ok())
+                    .unwrap_or_else(Node::null),
             ),
         }
     }

@@ -6,6 +6,8 @@
 
 mod as_written;
 mod definition;
+mod split;
+mod stream;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
