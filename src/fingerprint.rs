@@ -10,7 +10,7 @@
 //! ambiguity.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::ops::Range;
 
@@ -77,9 +77,8 @@ impl FingerprintOptions {
     }
 }
 
-/// Field digests by field name. The names are short, so they are kept inline: a run keeps
-/// two of these maps for each of its tools (the scanned one and the locked one).
-pub type FieldDigests = BTreeMap<CompactString, String>;
+mod field_digests;
+pub use field_digests::{DigestText, FieldDigests};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolDigest {
@@ -242,12 +241,15 @@ pub fn field_digests(
     canonical: &[u8],
     members: &[MemberBytes<'_>],
 ) -> FieldDigests {
-    let mut fields = BTreeMap::new();
+    let mut fields = Vec::new();
     each_field_hash(algorithm, canonical, members, |field, hash| {
-        fields.insert(CompactString::const_new(field), written(algorithm, hash));
+        fields.push((
+            CompactString::const_new(field),
+            DigestText::of_hash(algorithm, hash),
+        ));
         true
     });
-    fields
+    fields.into_iter().collect()
 }
 
 /// Whether the field digests of a tool (from its canonical bytes and where each member sits in

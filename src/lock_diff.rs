@@ -3,8 +3,6 @@
 
 use std::collections::BTreeSet;
 
-use compact_str::CompactString;
-
 use crate::lock::{Lock, LockedServer, LockedTool, Status};
 
 pub enum ServerChange<'a> {
@@ -63,11 +61,10 @@ fn compare_tools<'a>(old: &'a LockedServer, new: &'a LockedServer) -> Vec<ToolCh
             (None, Some(tool)) => changes.push(ToolChange::Added(name, tool)),
             (Some(tool), None) => changes.push(ToolChange::Removed(name, tool)),
             (Some(o), Some(n)) if o.digest != n.digest => {
-                let keys: BTreeSet<&CompactString> =
-                    o.fields.keys().chain(n.fields.keys()).collect();
+                let keys: BTreeSet<&str> = o.fields.keys().chain(n.fields.keys()).collect();
                 let fields = keys
                     .into_iter()
-                    .filter(|k| o.fields.get(*k) != n.fields.get(*k))
+                    .filter(|k| o.fields.get(k) != n.fields.get(k))
                     .map(|k| k.to_string())
                     .collect();
                 changes.push(ToolChange::Changed {

@@ -75,7 +75,7 @@ fn meta_and_excluded_fields_do_not_count() {
         &no_annotations,
     );
     assert_eq!(a, b);
-    assert!(!a.fields.contains_key("annotations"));
+    assert!(a.fields.get("annotations").is_none());
     assert_ne!(a.digest, base.digest);
 }
 
@@ -89,8 +89,7 @@ fn field_digests_name_what_changed() {
     let differing: Vec<&str> = base
         .fields
         .keys()
-        .filter(|k| base.fields.get(*k) != changed.fields.get(*k))
-        .map(|k| k.as_str())
+        .filter(|k| base.fields.get(k) != changed.fields.get(k))
         .collect();
     assert_eq!(differing, ["description"]);
     let vendor = ToolDigest::of(

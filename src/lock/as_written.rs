@@ -161,7 +161,7 @@ mod tests {
 
     /// The lock's `fields` object for `fields`.
     fn fields_object(fields: &crate::fingerprint::FieldDigests) -> Object {
-        Object::from_pairs(fields.iter().map(|(k, v)| (k.clone(), Node::string(v))))
+        Object::from_pairs(fields.iter().map(|(k, v)| (k, Node::string(v.to_string()))))
     }
 
     /// Written as the lock writes it (pretty, five levels deep), the text gives the digests
@@ -181,11 +181,9 @@ mod tests {
             write_pretty_at(&node, 5, &mut written);
             let want = Hashed::of(&node, &options).unwrap();
             let same = fields_object(&want.digest.fields);
-            let mut other = want.digest.fields.clone();
-            let first = other.keys().next().unwrap().clone();
-            other.insert(first, "sha256:00".into());
-            let mut extra = want.digest.fields.clone();
-            extra.insert("outputSchema".into(), "sha256:00".into());
+            let fields = &want.digest.fields;
+            let other = fields.with(fields.keys().next().unwrap(), "sha256:00");
+            let extra = fields.with("outputSchema", "sha256:00");
             let (other, extra) = (fields_object(&other), fields_object(&extra));
             for (fields, as_stored) in [
                 (Some(&same), true),

@@ -309,8 +309,7 @@ mod tests {
         let want = Hashed::of(&tree, &options).unwrap();
         let stored =
             || Definition::stored(&text, span, Limits::default(), &options, "t", None).unwrap();
-        let mut other_fields = want.digest.fields.clone();
-        other_fields.insert("title".into(), "sha256:00".into());
+        let other_fields = want.digest.fields.with("title", "sha256:00");
         let cases = [
             ("t", want.digest.digest.as_str(), &want.digest.fields, true),
             ("u", want.digest.digest.as_str(), &want.digest.fields, false),

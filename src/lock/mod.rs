@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
@@ -23,7 +24,7 @@ pub use definition::{Definition, Hashed, Integrity};
 use crate::byte_size::ByteSize;
 use crate::decode::Decoder;
 use crate::error::Error;
-use crate::fingerprint::{self, Algorithm, FieldDigests, FingerprintOptions};
+use crate::fingerprint::{self, Algorithm, DigestText, FieldDigests, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
 use crate::json::canonical::{Pieces, Pretty, write_pretty_at, write_pretty_pieces};
 use crate::json::{
@@ -739,16 +740,14 @@ fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
     let mut allowed = vec!["digest", "fields", "definition"];
     allowed.extend(TOOL_APPROVAL_KEYS);
     d.only_keys(obj, &allowed, what)?;
-    let mut fields = BTreeMap::new();
-    for member in d
+    let fields = d
         .object(d.required(node, obj, "fields", what)?, "`fields`")?
         .iter_unique()
-    {
-        fields.insert(
-            member.key.clone(),
-            d.string(&member.value, "a field digest")?.to_string(),
-        );
-    }
+        .map(|member| {
+            let digest = d.string(&member.value, "a field digest")?;
+            Ok((member.key.clone(), DigestText::parse(digest)))
+        })
+        .collect::<Result<FieldDigests, Error>>()?;
     let definition = d.required(node, obj, "definition", what)?;
     d.object(definition, "`definition`")?;
     // The definition itself is read by `Lock::read_definitions`, in parallel.
@@ -839,7 +838,7 @@ fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
     let fields = tool
         .fields
         .iter()
-        .map(|(field, digest)| (field.clone(), Node::string(digest.clone())));
+        .map(|(field, digest)| (CompactString::from(field), Node::string(digest.to_string())));
     head.insert("fields", Node::object(Object::from_pairs(fields)));
     if let Some(approval) = &tool.approval {
         head.insert("firstSeen", Node::string(approval.first_seen.clone()));
