@@ -7,6 +7,7 @@
 //! its history, and the new baseline names the tools it changed.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -216,9 +217,9 @@ fn approve_server(
                 // Locks written before tools recorded approvals do not know: from now on.
                 first_seen: before
                     .and_then(|b| b.approval.as_ref())
-                    .map_or_else(|| approval.now.to_string(), |a| a.first_seen.clone()),
-                approved_at: approval.now.to_string(),
-                approved_by: approval.who.to_string(),
+                    .map_or_else(|| Arc::from(approval.now), |a| Arc::clone(&a.first_seen)),
+                approved_at: Arc::from(approval.now),
+                approved_by: Arc::from(approval.who),
                 kind,
             })
         };

@@ -270,9 +270,9 @@ fn json(lock: &Lock, location: &str, shown: &[Shown<'_>]) -> String {
                         name,
                         server: s.name,
                         digest: &t.digest,
-                        first_seen: t.approval.as_ref().map(|a| a.first_seen.as_str()),
-                        approved_at: t.approval.as_ref().map(|a| a.approved_at.as_str()),
-                        approved_by: t.approval.as_ref().map(|a| a.approved_by.as_str()),
+                        first_seen: t.approval.as_ref().map(|a| &*a.first_seen),
+                        approved_at: t.approval.as_ref().map(|a| &*a.approved_at),
+                        approved_by: t.approval.as_ref().map(|a| &*a.approved_by),
                         approval: t.approval.as_ref().map(|a| a.kind.as_str()),
                     })
                     .collect(),

@@ -50,13 +50,13 @@ pub fn verified_from_text(
     {
         return Some(Verified::AsStored);
     }
-    Some(Verified::Hashed(Some(Hashed {
+    Some(Verified::Hashed(Some(Box::new(Hashed {
         digest: ToolDigest {
             fields: field_digests(algorithm, &canonical, &members),
             digest: beside.digest.to_string(),
         },
         name: Some(tool.to_string()),
-    })))
+    }))))
 }
 
 /// `raw` without the whitespace next to a structural character (`{}[],:`) outside strings:
@@ -199,7 +199,7 @@ mod tests {
                     Some(Verified::AsStored) => assert!(as_stored, "{text}"),
                     Some(Verified::Hashed(got)) => {
                         assert!(!as_stored, "{text}");
-                        assert_eq!(got.as_ref(), Some(&want), "{text}");
+                        assert_eq!(got.as_deref(), Some(&want), "{text}");
                     }
                     None => panic!("not taken: {text}"),
                 }

@@ -21,7 +21,7 @@ use crate::on_disk::{OnDisk, Sealed};
 pub enum Definition {
     /// Built in code, or not read (a lockfile given as an input, whose tools are read from the
     /// document itself: null).
-    Tree(Node),
+    Tree(Box<Node>),
     /// A new approval, already written as the lockfile will hold it (pretty, at
     /// `DEFINITION_INDENT`): written once from the scanned tool instead of copied as a tree.
     Written(Arc<Vec<u8>>),
@@ -96,7 +96,8 @@ pub(super) enum Verified {
     /// is most of a large lock's memory for `lock-integrity`.
     AsStored,
     /// Anything else: what it hashed to (`None`: not an object).
-    Hashed(Option<Hashed>),
+    /// Boxed: most definitions verify as stored, and a lock keeps one of these for each.
+    Hashed(Option<Box<Hashed>>),
 }
 
 /// What `lock-integrity` compares with the digests stored beside a definition.
@@ -154,10 +155,13 @@ impl Definition {
         });
         let verified = match as_written {
             Some(verified) => verified,
-            None => Verified::Hashed(Hashed::of(
-                &parse_value_at(text, span, Dialect::Json, &limits, None)?,
-                options,
-            )),
+            None => Verified::Hashed(
+                Hashed::of(
+                    &parse_value_at(text, span, Dialect::Json, &limits, None)?,
+                    options,
+                )
+                .map(Box::new),
+            ),
         };
         Ok(Definition::Stored(Arc::new(Stored {
             text: StoredText::Held {
@@ -284,7 +288,7 @@ impl Definition {
             }
             Definition::Stored(stored) => match &stored.verified {
                 Verified::AsStored => return Integrity::AsStored,
-                Verified::Hashed(hashed) => hashed.as_ref().map(Cow::Borrowed),
+                Verified::Hashed(hashed) => hashed.as_deref().map(Cow::Borrowed),
             },
         };
         hashed.map_or(Integrity::NotAnObject, Integrity::Hashed)

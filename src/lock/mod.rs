@@ -117,14 +117,31 @@ pub struct LockedTool {
     pub approval: Option<ToolApproval>,
 }
 
-/// The approval of one tool's current definition.
+/// The approval of one tool's current definition. Its texts are shared: the tools of a server
+/// are mostly approved at once, by one person (see [`Shared`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolApproval {
     /// When the tool was first approved under this name (kept across later changes).
-    pub first_seen: String,
-    pub approved_at: String,
-    pub approved_by: String,
+    pub first_seen: Arc<str>,
+    pub approved_at: Arc<str>,
+    pub approved_by: Arc<str>,
     pub kind: ApprovalKind,
+}
+
+/// Texts read once and shared by every tool of a server that repeats them: a lock of a million
+/// tools held three short strings for each tool's approval.
+#[derive(Default)]
+struct Shared(HashMap<Box<str>, Arc<str>>);
+
+impl Shared {
+    fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(text);
+        self.0.insert(text.into(), Arc::clone(&shared));
+        shared
+    }
 }
 
 /// Whether a person approved the entry by name, or it was trusted on first use.
@@ -720,8 +737,10 @@ fn read_server(node: &Node, d: &Decoder<'_>) -> Result<LockedServer, Error> {
     }
     let mut tools = BTreeMap::new();
     let tools_node = d.required(node, obj, "tools", what)?;
+    let mut shared = Shared::default();
     for member in d.object(tools_node, "`tools`")?.iter_unique() {
-        tools.insert(member.key.to_string(), read_tool(&member.value, d)?);
+        let tool = read_tool(&member.value, d, &mut shared)?;
+        tools.insert(member.key.to_string(), tool);
     }
     Ok(LockedServer {
         status,
@@ -734,7 +753,7 @@ fn read_server(node: &Node, d: &Decoder<'_>) -> Result<LockedServer, Error> {
     })
 }
 
-fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
+fn read_tool(node: &Node, d: &Decoder<'_>, shared: &mut Shared) -> Result<LockedTool, Error> {
     let what = "a locked tool";
     let obj = d.object(node, what)?;
     let mut allowed = vec!["digest", "fields", "definition"];
@@ -756,8 +775,8 @@ fn read_tool(node: &Node, d: &Decoder<'_>) -> Result<LockedTool, Error> {
             .string(d.required(node, obj, "digest", what)?, "`digest`")?
             .to_string(),
         fields,
-        definition: Definition::Tree(Node::null()),
-        approval: read_tool_approval(node, obj, d)?,
+        definition: Definition::Tree(Box::new(Node::null())),
+        approval: read_tool_approval(node, obj, d, shared)?,
     })
 }
 
@@ -765,14 +784,15 @@ fn read_tool_approval(
     node: &Node,
     obj: &Object,
     d: &Decoder<'_>,
+    shared: &mut Shared,
 ) -> Result<Option<ToolApproval>, Error> {
     if TOOL_APPROVAL_KEYS.iter().all(|k| obj.get(k).is_none()) {
         return Ok(None);
     }
     let what = "a locked tool's approval";
-    let field = |key: &str| -> Result<String, Error> {
+    let mut field = |key: &str| -> Result<Arc<str>, Error> {
         let value = d.required(node, obj, key, what)?;
-        Ok(d.string(value, &format!("`{key}`"))?.to_string())
+        Ok(shared.get(d.string(value, &format!("`{key}`"))?))
     };
     let kind = d.one_of(
         d.required(node, obj, "approval", what)?,
@@ -841,9 +861,9 @@ fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
         .map(|(field, digest)| (CompactString::from(field), Node::string(digest.to_string())));
     head.insert("fields", Node::object(Object::from_pairs(fields)));
     if let Some(approval) = &tool.approval {
-        head.insert("firstSeen", Node::string(approval.first_seen.clone()));
-        head.insert("approvedAt", Node::string(approval.approved_at.clone()));
-        head.insert("approvedBy", Node::string(approval.approved_by.clone()));
+        head.insert("firstSeen", Node::string(&*approval.first_seen));
+        head.insert("approvedAt", Node::string(&*approval.approved_at));
+        head.insert("approvedBy", Node::string(&*approval.approved_by));
         head.insert("approval", Node::string(approval.kind.as_str()));
     }
     let mut members = rendered_members(head, DEFINITION_INDENT - 1);
@@ -873,6 +893,7 @@ fn rendered_members(object: Object, indent: usize) -> Vec<(Cow<'static, str>, Pr
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+    use std::sync::Arc;
 
     use super::{Lock, conflict_marker};
 
@@ -931,6 +952,47 @@ mod tests {
         let text = lockfile(&[("a", "trusted", ok), ("a", "verified", ok)]);
         let (lock, _) = Lock::parse(Path::new("mcp.lock"), text).unwrap();
         assert_eq!(lock.servers.len(), 1);
+    }
+
+    /// The tools of a server approved at once share their approval's texts, which read and
+    /// write back as they were.
+    #[test]
+    fn approvals_share_their_texts() {
+        let approval = |at: &str| {
+            format!(
+                r#""approval": "auto", "approvedAt": "{at}", "approvedBy": "me", "firstSeen": "2026-01-01T00:00:00Z""#
+            )
+        };
+        let tool = |at: &str| {
+            format!(
+                r#"{{"definition": {{"name": "t"}}, "digest": "sha256:00", "fields": {{}}, {}}}"#,
+                approval(at)
+            )
+        };
+        let text = lockfile(&[("a", "verified", r#"{"name": "t"}"#)]).replacen(
+            &format!(
+                r#""t": {}"#,
+                r#"{"definition": {"name": "t"}, "digest": "sha256:00", "fields": {}}"#
+            ),
+            &format!(
+                r#""t": {}, "u": {}, "v": {}"#,
+                tool("x"),
+                tool("x"),
+                tool("y")
+            ),
+            1,
+        );
+        let (lock, _) = Lock::parse(Path::new("mcp.lock"), text).unwrap();
+        let tools = &lock.servers["a"].tools;
+        let approval = |name: &str| tools[name].approval.clone().unwrap();
+        let (t, u, v) = (approval("t"), approval("u"), approval("v"));
+        assert!(Arc::ptr_eq(&t.approved_at, &u.approved_at));
+        assert!(Arc::ptr_eq(&t.approved_by, &v.approved_by));
+        assert!(Arc::ptr_eq(&t.first_seen, &v.first_seen));
+        assert_eq!((&*t.approved_at, &*v.approved_at), ("x", "y"));
+        let again = Lock::parse(Path::new("mcp.lock"), lock.render()).unwrap().0;
+        assert_eq!(again.render(), lock.render());
+        assert_eq!(again.servers["a"].tools["v"].approval, Some(v));
     }
 
     #[test]
