@@ -204,7 +204,7 @@ fn approve_server(
             continue;
         };
         let old_digest = old_state.tools.get(name).map(|t| t.digest);
-        let unchanged = before.is_some_and(|b| Some(b.digest.as_str()) == old_digest);
+        let unchanged = before.is_some_and(|b| Some(&b.digest) == old_digest);
         let stamp = if unchanged {
             before.and_then(|b| b.approval.clone())
         } else {
@@ -249,7 +249,7 @@ fn approve_server(
             continue;
         };
         let locked = LockedTool {
-            digest: current.digest.to_string(),
+            digest: current.digest.clone(),
             fields,
             definition,
             approval: stamp,

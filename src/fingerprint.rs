@@ -82,7 +82,7 @@ pub use field_digests::{DigestText, FieldDigests};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolDigest {
-    pub digest: String,
+    pub digest: DigestText,
     pub fields: FieldDigests,
 }
 
@@ -170,6 +170,15 @@ pub fn bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> String {
     digest_with(algorithm, |w| w.write_all(bytes))
 }
 
+/// [`bytes_digest`], held as [`DigestText`]: a tool's digest, which a run keeps for every tool.
+pub fn tool_bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> DigestText {
+    hash_with(
+        algorithm,
+        |w| w.write_all(bytes),
+        |hash| DigestText::of_hash(algorithm, hash),
+    )
+}
+
 /// Whether the digest of `bytes` is `stored`, without writing it.
 pub fn bytes_digest_is(algorithm: Algorithm, bytes: &[u8], stored: &str) -> bool {
     hash_with(
@@ -199,9 +208,9 @@ impl Write for WriteRef<'_> {
 /// The tool's digest alone: what drift and shadowing compare. A scan needs no field digests
 /// (drift names changed fields from the trees), so it computes none: only an approval, which
 /// stores them, asks for them (see `approve`).
-pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> String {
+pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> DigestText {
     with_canonical(tool, options, |bytes, _| {
-        bytes_digest(options.algorithm, bytes)
+        tool_bytes_digest(options.algorithm, bytes)
     })
 }
 
@@ -210,7 +219,7 @@ impl ToolDigest {
     pub fn of(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
         let algorithm = options.algorithm;
         with_canonical(tool, options, |bytes, members| ToolDigest {
-            digest: bytes_digest(algorithm, bytes),
+            digest: tool_bytes_digest(algorithm, bytes),
             fields: field_digests(algorithm, bytes, members),
         })
     }
@@ -324,12 +333,12 @@ pub fn hashed_definition(tool: &Object, options: &FingerprintOptions) -> Node {
 /// Order-independent: the tools are keyed by name in a canonical (sorted) object.
 pub fn server_digest<'a>(
     algorithm: Algorithm,
-    tools: impl IntoIterator<Item = (&'a str, &'a str)>,
+    tools: impl IntoIterator<Item = (&'a str, &'a DigestText)>,
 ) -> String {
     let obj = Object::from_pairs(
         tools
             .into_iter()
-            .map(|(name, digest)| (name.to_owned(), Node::string(digest))),
+            .map(|(name, digest)| (name.to_owned(), Node::string(digest.to_string()))),
     );
     node_digest(algorithm, &Node::object(obj))
 }

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::fingerprint::{
-    self, Algorithm, FieldDigests, FingerprintOptions, bytes_digest, with_canonical,
+    self, Algorithm, DigestText, FieldDigests, FingerprintOptions, tool_bytes_digest,
+    with_canonical,
 };
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
@@ -29,7 +30,7 @@ pub struct ToolState<'a> {
     pub tool: &'a ToolRef,
     /// The file the tool is defined in.
     pub file: &'a SourceFile,
-    pub digest: &'a str,
+    pub digest: &'a DigestText,
     /// What approving the tool stores besides its digest, when the fingerprints were taken for
     /// an approval ([`fingerprint_for_approval`]): taken by the approval (moved into the new
     /// lock rather than copied; a copy of 100k tools' field digests was 115 MB of peak RSS).
@@ -106,7 +107,7 @@ impl Approvable {
 pub struct Fingerprints {
     pub options: FingerprintOptions,
     /// `None` for a tool whose pointer does not lead to an object.
-    digests: Vec<Option<String>>,
+    digests: Vec<Option<DigestText>>,
     /// Beside `digests`, for an approval; empty otherwise.
     approvables: Vec<Mutex<Option<Approvable>>>,
 }
@@ -185,7 +186,7 @@ pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -
             };
             with_canonical(object, options, |bytes, members| {
                 (
-                    Some(bytes_digest(algorithm, bytes)),
+                    Some(tool_bytes_digest(algorithm, bytes)),
                     Mutex::new(Some(Approvable::of(algorithm, bytes, members, None))),
                 )
             })
@@ -298,7 +299,7 @@ pub fn compare<'s, 'a>(
     for (name, tool) in &state.tools {
         match locked.tools.get(*name) {
             None => deltas.push(ToolDelta::Added(tool)),
-            Some(l) if l.digest != tool.digest => {
+            Some(l) if l.digest != *tool.digest => {
                 let before = l.definition.node();
                 let after = tool.object();
                 let fields = match (before.as_object(), after.as_deref()) {

@@ -79,7 +79,7 @@ impl BaselineCheck for LockIntegrity {
             }
             let hash = server_digest(
                 options.algorithm,
-                recomputed.iter().map(|(n, d)| (*n, d.as_str())),
+                recomputed.iter().map(|(n, d)| (*n, d)),
             );
             if hash != locked.baseline.hash {
                 out.push(

@@ -146,7 +146,7 @@ fn text(env: &Env, args: &ShowArgs, lock: &Lock, location: &str, shown: &[Shown<
             continue;
         }
         for (tool, locked) in &s.tools {
-            let _ = writeln!(out, "  {tool}  {}", paint.dim(&locked.digest));
+            let _ = writeln!(out, "  {tool}  {}", paint.dim(&locked.digest.to_string()));
             let stamp = match &locked.approval {
                 Some(a) => format!(
                     "first seen {}, approved {} by {} ({})",
@@ -220,7 +220,7 @@ struct JsonBaseline<'a> {
 struct JsonTool<'a> {
     name: &'a str,
     server: &'a str,
-    digest: &'a str,
+    digest: String,
     first_seen: Option<&'a str>,
     approved_at: Option<&'a str>,
     approved_by: Option<&'a str>,
@@ -269,7 +269,7 @@ fn json(lock: &Lock, location: &str, shown: &[Shown<'_>]) -> String {
                     .map(|(name, t)| JsonTool {
                         name,
                         server: s.name,
-                        digest: &t.digest,
+                        digest: t.digest.to_string(),
                         first_seen: t.approval.as_ref().map(|a| &*a.first_seen),
                         approved_at: t.approval.as_ref().map(|a| &*a.approved_at),
                         approved_by: t.approval.as_ref().map(|a| &*a.approved_by),

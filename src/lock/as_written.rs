@@ -13,7 +13,7 @@
 
 use super::definition::{Beside, Hashed, Verified};
 use crate::fingerprint::{
-    FingerprintOptions, ToolDigest, bytes_digest_is, field_digests, field_digests_are,
+    DigestText, FingerprintOptions, ToolDigest, bytes_digest_is, field_digests, field_digests_are,
 };
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::{Node, raw_string_end};
@@ -53,7 +53,7 @@ pub fn verified_from_text(
     Some(Verified::Hashed(Some(Box::new(Hashed {
         digest: ToolDigest {
             fields: field_digests(algorithm, &canonical, &members),
-            digest: beside.digest.to_string(),
+            digest: DigestText::parse(beside.digest),
         },
         name: Some(tool.to_string()),
     }))))
@@ -191,8 +191,9 @@ mod tests {
                 (Some(&other), false),
                 (Some(&extra), false),
             ] {
+                let digest = want.digest.digest.to_string();
                 let beside = Beside {
-                    digest: &want.digest.digest,
+                    digest: &digest,
                     fields,
                 };
                 match verified_from_text(&written, "t", &beside, &options, 250) {
@@ -211,7 +212,10 @@ mod tests {
     fn anything_else_goes_to_the_tree() {
         let options = FingerprintOptions::default();
         let digest_of = |bytes: &str| bytes_digest(options.algorithm, bytes.as_bytes());
-        let tree_digest = |text: &str| Hashed::of(&tree(text), &options).unwrap().digest.digest;
+        let tree_digest = |text: &str| {
+            let hashed = Hashed::of(&tree(text), &options).unwrap();
+            hashed.digest.digest.to_string()
+        };
         let taken = |text: &str, tool: &str, digest: &str, depth: usize| {
             let beside = Beside {
                 digest,

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::fingerprint::{FieldDigests, FingerprintOptions, ToolDigest};
+use crate::fingerprint::{DigestText, FieldDigests, FingerprintOptions, ToolDigest};
 use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 use crate::on_disk::{OnDisk, Sealed};
@@ -197,7 +197,7 @@ impl Definition {
     /// Drops what a stored definition hashed to when it is exactly what is stored beside it:
     /// tool `name` with `digest` and `fields` (the common case, and then `lock-integrity` has
     /// nothing to report).
-    pub fn settle(&mut self, name: &str, digest: &str, fields: &FieldDigests) {
+    pub fn settle(&mut self, name: &str, digest: &DigestText, fields: &FieldDigests) {
         let Definition::Stored(stored) = self else {
             return;
         };
@@ -206,7 +206,7 @@ impl Definition {
         };
         if let Verified::Hashed(Some(hashed)) = &stored.verified
             && hashed.name.as_deref() == Some(name)
-            && hashed.digest.digest == digest
+            && hashed.digest.digest == *digest
             && hashed.digest.fields == *fields
         {
             stored.verified = Verified::AsStored;
@@ -314,11 +314,12 @@ mod tests {
         let stored =
             || Definition::stored(&text, span, Limits::default(), &options, "t", None).unwrap();
         let other_fields = want.digest.fields.with("title", "sha256:00");
+        let other_digest = DigestText::parse("sha256:00");
         let cases = [
-            ("t", want.digest.digest.as_str(), &want.digest.fields, true),
-            ("u", want.digest.digest.as_str(), &want.digest.fields, false),
-            ("t", "sha256:00", &want.digest.fields, false),
-            ("t", want.digest.digest.as_str(), &other_fields, false),
+            ("t", &want.digest.digest, &want.digest.fields, true),
+            ("u", &want.digest.digest, &want.digest.fields, false),
+            ("t", &other_digest, &want.digest.fields, false),
+            ("t", &want.digest.digest, &other_fields, false),
         ];
         for (name, digest, fields, as_stored) in cases {
             let mut definition = stored();

@@ -109,7 +109,7 @@ pub struct Baseline {
 
 #[derive(Clone, Debug)]
 pub struct LockedTool {
-    pub digest: String,
+    pub digest: DigestText,
     pub fields: FieldDigests,
     /// The approved definition as hashed (without `_meta` and excluded fields).
     pub definition: Definition,
@@ -198,7 +198,7 @@ impl LockedServer {
 pub fn tools_digest(algorithm: Algorithm, tools: &BTreeMap<String, LockedTool>) -> String {
     fingerprint::server_digest(
         algorithm,
-        tools.iter().map(|(n, t)| (n.as_str(), t.digest.as_str())),
+        tools.iter().map(|(n, t)| (n.as_str(), &t.digest)),
     )
 }
 
@@ -771,9 +771,7 @@ fn read_tool(node: &Node, d: &Decoder<'_>, shared: &mut Shared) -> Result<Locked
     d.object(definition, "`definition`")?;
     // The definition itself is read by `Lock::read_definitions`, in parallel.
     Ok(LockedTool {
-        digest: d
-            .string(d.required(node, obj, "digest", what)?, "`digest`")?
-            .to_string(),
+        digest: DigestText::parse(d.string(d.required(node, obj, "digest", what)?, "`digest`")?),
         fields,
         definition: Definition::Tree(Box::new(Node::null())),
         approval: read_tool_approval(node, obj, d, shared)?,
@@ -854,7 +852,7 @@ fn server_parts(server: &LockedServer) -> Pretty<'_> {
 
 fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
     let mut head = Object::default();
-    head.insert("digest", Node::string(tool.digest.clone()));
+    head.insert("digest", Node::string(tool.digest.to_string()));
     let fields = tool
         .fields
         .iter()
