@@ -69,15 +69,17 @@ impl fmt::Display for DigestText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DigestText::Sha256(bytes) => {
-                f.write_str(SHA256_PREFIX)?;
-                for b in bytes {
-                    let pair = [
+                // Written in one piece: a lock writes seven of these for each tool.
+                let mut text = [0u8; SHA256_PREFIX.len() + 64];
+                let (prefix, hex) = text.split_at_mut(SHA256_PREFIX.len());
+                prefix.copy_from_slice(SHA256_PREFIX.as_bytes());
+                for (pair, b) in hex.chunks_exact_mut(2).zip(bytes) {
+                    pair.copy_from_slice(&[
                         HEX_DIGITS[usize::from(b >> 4)],
                         HEX_DIGITS[usize::from(b & 0xf)],
-                    ];
-                    f.write_str(std::str::from_utf8(&pair).map_err(|_| fmt::Error)?)?;
+                    ]);
                 }
-                Ok(())
+                f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
             }
             DigestText::Text(text) => f.write_str(text),
         }
