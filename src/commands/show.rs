@@ -10,12 +10,12 @@ use crate::error::Error;
 use crate::fingerprint::SCHEME;
 use crate::lock::{ApprovalKind, Baseline, Lock, LockedServer, LockedTool, Status};
 use crate::render::count;
-use crate::scan::load_lock;
+use crate::scan::stream_lock;
 use crate::source::display_path;
 
 pub fn run(env: &Env, args: &ShowArgs) -> Result<u8, Error> {
     let (path, _) = env.lock_path(&args.lock);
-    let Some((lock, _)) = load_lock(&path, true, env.config.limits.max_file_size())? else {
+    let Some((lock, _)) = stream_lock(&path, true, env.config.limits.max_file_size())? else {
         return Ok(2);
     };
     let location = display_path(&path);
