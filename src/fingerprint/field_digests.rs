@@ -23,15 +23,20 @@ const SHA256_PREFIX: &str = "sha256:";
 
 impl DigestText {
     pub fn parse(text: &str) -> DigestText {
-        let bytes = text.strip_prefix(SHA256_PREFIX).and_then(|hex| {
-            let hex = hex.as_bytes();
-            let mut out = [0u8; 32];
-            (hex.len() == 64).then_some(())?;
-            for (byte, pair) in out.iter_mut().zip(hex.chunks(2)) {
-                *byte = (nibble(*pair.first()?)? << 4) | nibble(*pair.get(1)?)?;
-            }
-            Some(out)
-        });
+        let bytes = text
+            .strip_prefix(SHA256_PREFIX)
+            .and_then(|hex| <&[u8; 64]>::try_from(hex.as_bytes()).ok())
+            .and_then(|hex| {
+                let mut out = [0u8; 32];
+                let mut invalid = 0u8;
+                for (byte, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+                    let (high, low) =
+                        (NIBBLES[usize::from(pair[0])], NIBBLES[usize::from(pair[1])]);
+                    invalid |= high | low;
+                    *byte = (high << 4) | (low & 0xf);
+                }
+                (invalid & INVALID == 0).then_some(out)
+            });
         match bytes {
             Some(bytes) => DigestText::Sha256(bytes),
             None => DigestText::Text(text.into()),
@@ -55,15 +60,19 @@ impl DigestText {
     }
 }
 
-/// A lowercase hex digit's value (uppercase is not how mcp-scan writes digests, so such a
-/// digest is kept as text).
-fn nibble(digit: u8) -> Option<u8> {
-    match digit {
-        b'0'..=b'9' => Some(digit - b'0'),
-        b'a'..=b'f' => Some(digit - b'a' + 10),
-        _ => None,
+/// Each byte's value as a lowercase hex digit, or [`INVALID`] (uppercase is not how mcp-scan
+/// writes digests, so such a digest is kept as text). A lock holds seven digests a tool, read
+/// by table rather than by a branch per digit.
+const NIBBLES: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut i = 0;
+    while i < 16 {
+        table[HEX_DIGITS[i] as usize] = i as u8;
+        i += 1;
     }
-}
+    table
+};
+const INVALID: u8 = 0x80;
 
 impl fmt::Display for DigestText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -157,6 +166,8 @@ mod tests {
             format!("{written}0"),
             written.get(..written.len() - 1).unwrap().to_string(),
             "sha256:00".to_string(),
+            format!("sha256:{}", "g".repeat(64)),
+            format!("sha256:{}", "0".repeat(62) + "é"),
             super::super::written(Algorithm::Sha512, &[7; 64]),
             String::new(),
         ];
@@ -179,7 +190,7 @@ mod tests {
             DigestText::parse(&written)
         );
         let sha512 = DigestText::of_hash(Algorithm::Sha512, &[7; 64]);
-        assert_eq!(sha512.to_string(), texts[6]);
+        assert_eq!(sha512.to_string(), texts[8]);
         assert!(sha512.is_hash(Algorithm::Sha512, &[7; 64]));
         assert!(!sha512.is_hash(Algorithm::Sha256, &[7; 32]));
     }

@@ -18,6 +18,18 @@ pub struct ServerText {
     pub hollow: usize,
 }
 
+/// The bytes that move the split outside strings.
+const STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b"\"{}[]:,";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Splits a document fed to it block by block.
 #[derive(Default)]
 pub struct Splitter {
@@ -100,6 +112,13 @@ impl Splitter {
                     self.servers_key =
                         self.pending.get(start..self.pos) == Some(&b"\"servers\""[..]);
                 }
+                continue;
+            }
+            // Most bytes outside strings are indentation: stepped over in a tight loop.
+            if !STRUCTURAL[usize::from(byte)] {
+                let rest = self.pending.get(self.pos..).unwrap_or_default();
+                let skip = rest.iter().position(|&b| STRUCTURAL[usize::from(b)]);
+                self.pos += skip.unwrap_or(rest.len());
                 continue;
             }
             match byte {
