@@ -36,6 +36,9 @@ pub struct Splitter {
     /// Bytes read but not yet moved to the skeleton or handed on, from file offset `base`.
     pending: Vec<u8>,
     base: usize,
+    /// How much of `pending` was already moved to the skeleton or handed on (dropped from it
+    /// once per block: dropping after each server moved the rest of the block each time).
+    consumed: usize,
     /// How far into `pending` the scan has gone.
     pos: usize,
     skeleton: Vec<u8>,
@@ -68,8 +71,9 @@ impl Splitter {
             .min()
             .unwrap_or(self.pos);
         self.skeleton
-            .extend_from_slice(self.pending.get(..keep).unwrap_or_default());
+            .extend_from_slice(self.pending.get(self.consumed..keep).unwrap_or_default());
         self.pending.drain(..keep);
+        self.consumed = 0;
         self.base += keep;
         self.pos -= keep;
         self.server_start = self.server_start.map(|s| s - keep);
@@ -85,7 +89,8 @@ impl Splitter {
     /// The skeleton, once every block was fed: the document with the values of the servers
     /// handed on hollowed out (and any server left unfinished, whole).
     pub fn finish(mut self) -> Vec<u8> {
-        self.skeleton.append(&mut self.pending);
+        self.skeleton
+            .extend_from_slice(self.pending.get(self.consumed..).unwrap_or_default());
         self.skeleton
     }
 
@@ -163,7 +168,7 @@ impl Splitter {
     /// place in the skeleton.
     fn hand_on(&mut self, start: usize) {
         self.skeleton
-            .extend_from_slice(self.pending.get(..start).unwrap_or_default());
+            .extend_from_slice(self.pending.get(self.consumed..start).unwrap_or_default());
         let end = self.pos + 1;
         let text = self.pending.get(start..end).unwrap_or_default().to_vec();
         self.done.push(ServerText {
@@ -172,9 +177,8 @@ impl Splitter {
             hollow: self.skeleton.len(),
         });
         self.skeleton.extend_from_slice(b"{}");
-        self.pending.drain(..end);
-        self.base += end;
-        self.pos = 0;
+        self.consumed = end;
+        self.pos = end;
     }
 }
 
