@@ -28,24 +28,34 @@ pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
         (Some(server), true) => from_stdin(&options, server, &env.catalogue)?,
         _ => scan(&options, &env.catalogue)?,
     };
-    let pieces = match args.format {
-        Format::Text => vec![render::text::render(&report, env.paint, env.verbose)],
-        Format::Json => vec![render::json::render(&report)],
-        Format::Sarif => render::sarif::render_pieces(
-            &report,
-            &render::sarif::enabled_rules(&env.catalogue, &env.config),
-        ),
-        Format::Github => vec![render::github::render(&report)],
-        Format::Markdown => vec![render::markdown::render(&report)],
+    let output = args.output.as_deref();
+    let text = match args.format {
+        Format::Text => render::text::render(&report, env.paint, env.verbose),
+        Format::Json => render::json::render(&report),
+        Format::Github => render::github::render(&report),
+        Format::Markdown => render::markdown::render(&report),
+        Format::Sarif => {
+            // Written as it is printed, and reads no file: checked before the first byte.
+            report.sources.changed().map_err(|e| vec![e])?;
+            let rules = render::sarif::enabled_rules(&env.catalogue, &env.config);
+            super::emit_with(output, |out| render::sarif::write(&report, &rules, out))
+                .map_err(|e| vec![e])?;
+            return Ok(finish(report));
+        }
     };
     // Locating and rendering read freed files again: each must still be what was checked.
     report.sources.changed().map_err(|e| vec![e])?;
-    super::emit_pieces(&pieces, args.output.as_deref()).map_err(|e| vec![e])?;
+    super::emit(&text, output).map_err(|e| vec![e])?;
+    Ok(finish(report))
+}
+
+/// The exit code of a run whose report was written.
+fn finish(report: Report) -> u8 {
     let code = report.exit_code();
     // The process ends next: freeing a large scan's millions of tree nodes one by one takes
     // longer than the kernel takes to reclaim the pages (a tenth of a second per 10k tools).
     std::mem::forget(report);
-    Ok(code)
+    code
 }
 
 /// `--stdin --server NAME`: one tools/list response read from standard input, verified against

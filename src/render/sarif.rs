@@ -6,6 +6,7 @@
 //! line-independent fingerprint so alerts survive reformatting.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -46,22 +47,19 @@ pub fn enabled_rules<'a>(catalogue: &'a Catalogue, config: &Config) -> Vec<Enabl
         .collect()
 }
 
-/// The SARIF log of `report`, in pieces to write one after the other: a large scan's log is
-/// not joined (nor copied) in memory.
-pub fn render_pieces(report: &Report, rules: &[EnabledRule<'_>]) -> Vec<String> {
+/// Writes the SARIF log of `report` to `out` as it is printed: a large scan's log (700 MB for
+/// 1M tools) is never all in memory, nor joined.
+pub fn write(
+    report: &Report,
+    rules: &[EnabledRule<'_>],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let driver = ToolComponent::builder()
         .name("mcp-scan")
         .version(env!("CARGO_PKG_VERSION"))
         .semantic_version(env!("CARGO_PKG_VERSION"))
         .rules(rules.iter().map(descriptor).collect::<Vec<_>>())
         .build();
-    // Each result is built and printed on its own, in parallel, and spliced into the log:
-    // printing a large scan's log whole was a serial step of most of a second per 100k tools.
-    let results: Vec<String> = report
-        .findings
-        .par_iter()
-        .map(|f| printed_result(&result(f, rules, &report.sources)))
-        .collect();
     // No `uri` for the root: it would put the runner's absolute path in the log, and consumers
     // (GitHub among them) resolve relative URIs against the checkout anyway.
     let base = ArtifactLocation::builder()
@@ -82,12 +80,47 @@ pub fn render_pieces(report: &Report, rules: &[EnabledRule<'_>]) -> Vec<String> 
         .version(json!(Version::V2_1_0.to_string()))
         .runs(vec![run])
         .build();
-    let out = serde_json::to_string_pretty(&log).unwrap_or_default();
-    let mut pieces = spliced(&out, results);
-    if let Some(last) = pieces.last_mut() {
-        last.push('\n');
+    let empty = serde_json::to_string_pretty(&log).unwrap_or_default();
+    write_spliced(
+        &empty,
+        report.findings.len(),
+        |i| {
+            report.findings.get(i).map_or_else(String::new, |f| {
+                printed_result(&result(f, rules, &report.sources))
+            })
+        },
+        out,
+    )?;
+    out.write_all(b"\n")
+}
+
+/// How many results are printed at once, in parallel, before they are written.
+const BATCH: usize = 4096;
+
+/// Writes `log` (printed with no results) with `count` results spliced in, result `i` as
+/// `print(i)` gives it: each result is printed on its own, in parallel a batch at a time
+/// (printing a large scan's log whole was a serial step of most of a second per 100k tools).
+fn write_spliced(
+    log: &str,
+    count: usize,
+    print: impl Fn(usize) -> String + Sync,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let Some((before, after)) = log.split_once(EMPTY_RESULTS).filter(|_| count > 0) else {
+        return out.write_all(log.as_bytes());
+    };
+    writeln!(out, "{before}\"results\": [")?;
+    for start in (0..count).step_by(BATCH) {
+        let batch: Vec<String> = (start..count.min(start + BATCH))
+            .into_par_iter()
+            .map(&print)
+            .collect();
+        for (i, printed) in (start..).zip(batch) {
+            out.write_all(printed.as_bytes())?;
+            out.write_all(if i + 1 < count { b",\n" } else { b"\n" })?;
+        }
     }
-    pieces
+    write!(out, "{RUN_MEMBER_INDENT}]{after}")
 }
 
 /// Where the log's one run keeps its results, as printed with none, and how deep they sit.
@@ -108,27 +141,6 @@ fn printed_result(result: &SarifResult) -> String {
         out.push_str(line);
     }
     out
-}
-
-/// The log with its empty results replaced by `results`, as the printer would have put them,
-/// in pieces (each result one, with its separator). Only the run has a `results` member: no
-/// other object of the log can print that key (a string's quotes print escaped).
-fn spliced(log: &str, mut results: Vec<String>) -> Vec<String> {
-    let Some((before, after)) = log
-        .split_once(EMPTY_RESULTS)
-        .filter(|_| !results.is_empty())
-    else {
-        return vec![log.to_string()];
-    };
-    let last = results.len() - 1;
-    for (i, result) in results.iter_mut().enumerate() {
-        result.push_str(if i < last { ",\n" } else { "\n" });
-    }
-    let mut pieces = Vec::with_capacity(results.len() + 2);
-    pieces.push(format!("{before}\"results\": [\n"));
-    pieces.extend(results);
-    pieces.push(format!("{RUN_MEMBER_INDENT}]{after}"));
-    pieces
 }
 
 fn descriptor(enabled: &EnabledRule<'_>) -> ReportingDescriptor {
@@ -370,12 +382,13 @@ mod tests {
             r.rule_index = Some(i);
             r
         };
-        for n in 0..3 {
-            let results: Vec<SarifResult> = (0..n).map(result).collect();
-            let printed: Vec<String> = results.iter().map(printed_result).collect();
+        for n in [0, 1, 2, BATCH + 1] {
+            let results: Vec<SarifResult> = (0..n as i64).map(result).collect();
             let empty = serde_json::to_string_pretty(&log(Vec::new())).unwrap();
-            let whole = serde_json::to_string_pretty(&log(results)).unwrap();
-            assert_eq!(spliced(&empty, printed).concat(), whole, "{n} results");
+            let whole = serde_json::to_string_pretty(&log(results.clone())).unwrap();
+            let mut out = Vec::new();
+            write_spliced(&empty, n, |i| printed_result(&results[i]), &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), whole, "{n} results");
         }
     }
 
