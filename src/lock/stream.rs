@@ -49,7 +49,7 @@ impl Lock {
 
 /// The lock at `path`, read as a stream; `None` when it does not read cleanly.
 fn stream(path: &Path, max: ByteSize) -> Result<Option<(Lock, SourceFile)>, Error> {
-    let (mut file, _) = open_within(path, max)?;
+    let (mut file, len_now) = open_within(path, max)?;
     let on_disk = Arc::new(OnDisk::new(path.to_path_buf()));
     let limits = Limits::default();
     let mut splitter = Splitter::default();
@@ -66,7 +66,10 @@ fn stream(path: &Path, max: ByteSize) -> Result<Option<(Lock, SourceFile)>, Erro
         on_disk: &on_disk,
     };
     rayon::scope(|scope| -> Result<(), Error> {
-        let mut block = vec![0; SEAL_BLOCK];
+        // As long as the file, when that is less than a block (most locks): one more byte, to
+        // see it end.
+        let first = usize::try_from(len_now).map_or(SEAL_BLOCK, |len| len.saturating_add(1));
+        let mut block = vec![0; first.min(SEAL_BLOCK)];
         let mut len = 0u64;
         loop {
             let n = fill(&mut file, &mut block).map_err(|e| cannot_read(path, e))?;
@@ -171,19 +174,25 @@ fn options_so_far(path: &Path, skeleton: &[u8]) -> FingerprintOptions {
     options().unwrap_or_default()
 }
 
-/// Reads into `block` until it is full or the file ends; how much was read. Blocks are full
-/// but the last, as sealing a text block by block requires.
-fn fill(file: &mut File, block: &mut [u8]) -> std::io::Result<usize> {
+/// Reads into `block` until it holds [`SEAL_BLOCK`] bytes or the file ends (growing it to a
+/// block's size if it was smaller); how much was read. Blocks are full but the last, as sealing
+/// a text block by block requires.
+fn fill(file: &mut File, block: &mut Vec<u8>) -> std::io::Result<usize> {
     let mut filled = 0;
-    while let Some(rest) = block.get_mut(filled..).filter(|rest| !rest.is_empty()) {
-        match file.read(rest) {
-            Ok(0) => break,
+    loop {
+        if filled == block.len() {
+            if block.len() >= SEAL_BLOCK {
+                return Ok(filled);
+            }
+            block.resize(SEAL_BLOCK, 0);
+        }
+        match file.read(block.get_mut(filled..).unwrap_or_default()) {
+            Ok(0) => return Ok(filled),
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(filled)
 }
 
 #[cfg(test)]
