@@ -53,13 +53,9 @@ impl<'a> ToolState<'a> {
     }
 
     /// The tool's `description`: from its tree when that is in memory, else decoded from where
-    /// it sits in the text (its tool records it), without stepping through the file.
-    pub fn description(&self) -> Option<Cow<'a, str>> {
-        self.description_in(&self.file.text())
-    }
-
-    /// [`ToolState::description`], with `text` the file's text when the tree is not in memory:
-    /// for work over many tools of one file, which reads a freed text again only once.
+    /// it sits in `text`, the file's text (its tool records where), without stepping through
+    /// the file. The caller reads the text, once for all the tools of a file whose text was
+    /// freed.
     pub fn description_in(&self, text: &str) -> Option<Cow<'a, str>> {
         if self.file.tree_freed()
             && let Some(span) = self.tool.description
