@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use compact_str::CompactString;
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
 
 use definition::{Beside, DEFINITION_INDENT};
@@ -131,7 +131,7 @@ pub struct ToolApproval {
 /// Texts read once and shared by every tool of a server that repeats them: a lock of a million
 /// tools held three short strings for each tool's approval.
 #[derive(Default)]
-struct Shared(HashMap<Box<str>, Arc<str>>);
+struct Shared(HashSet<Arc<str>>);
 
 impl Shared {
     fn get(&mut self, text: &str) -> Arc<str> {
@@ -139,7 +139,7 @@ impl Shared {
             return Arc::clone(shared);
         }
         let shared: Arc<str> = Arc::from(text);
-        self.0.insert(text.into(), Arc::clone(&shared));
+        self.0.insert(Arc::clone(&shared));
         shared
     }
 }
