@@ -165,13 +165,9 @@ fn digest_with(
     hash_with(algorithm, write, |hash| written(algorithm, hash))
 }
 
-/// The digest of raw bytes (a pinned prompt file), in the same `algorithm:hex` form.
-pub fn bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> String {
-    digest_with(algorithm, |w| w.write_all(bytes))
-}
-
-/// [`bytes_digest`], held as [`DigestText`]: a tool's digest, which a run keeps for every tool.
-pub fn tool_bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> DigestText {
+/// The digest of raw bytes (a tool's canonical bytes, a pinned prompt file), in the
+/// `algorithm:hex` form, held as [`DigestText`]: a run keeps one for every tool.
+pub fn bytes_digest(algorithm: Algorithm, bytes: &[u8]) -> DigestText {
     hash_with(
         algorithm,
         |w| w.write_all(bytes),
@@ -210,7 +206,7 @@ impl Write for WriteRef<'_> {
 /// stores them, asks for them (see `approve`).
 pub fn tool_digest(tool: &Object, options: &FingerprintOptions) -> DigestText {
     with_canonical(tool, options, |bytes, _| {
-        tool_bytes_digest(options.algorithm, bytes)
+        bytes_digest(options.algorithm, bytes)
     })
 }
 
@@ -219,7 +215,7 @@ impl ToolDigest {
     pub fn of(tool: &Object, options: &FingerprintOptions) -> ToolDigest {
         let algorithm = options.algorithm;
         with_canonical(tool, options, |bytes, members| ToolDigest {
-            digest: tool_bytes_digest(algorithm, bytes),
+            digest: bytes_digest(algorithm, bytes),
             fields: field_digests(algorithm, bytes, members),
         })
     }

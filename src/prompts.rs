@@ -92,7 +92,7 @@ pub fn load(
     let mut prompts = Vec::new();
     for path in find(patterns)? {
         let bytes = read_bytes(&path, DEFAULT_MAX_FILE_SIZE)?;
-        let digest = bytes_digest(algorithm, &bytes);
+        let digest = bytes_digest(algorithm, &bytes).to_string();
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let key = display_path(&path);
         let source = sources.add(SourceFile::new(path, text, None));

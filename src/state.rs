@@ -10,8 +10,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::fingerprint::{
-    self, Algorithm, DigestText, FieldDigests, FingerprintOptions, tool_bytes_digest,
-    with_canonical,
+    self, Algorithm, DigestText, FieldDigests, FingerprintOptions, bytes_digest, with_canonical,
 };
 use crate::input::{Inputs, Server, ToolRef};
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
@@ -182,7 +181,7 @@ pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -
             };
             with_canonical(object, options, |bytes, members| {
                 (
-                    Some(tool_bytes_digest(algorithm, bytes)),
+                    Some(bytes_digest(algorithm, bytes)),
                     Mutex::new(Some(Approvable::of(algorithm, bytes, members, None))),
                 )
             })

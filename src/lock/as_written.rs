@@ -211,7 +211,7 @@ mod tests {
     #[test]
     fn anything_else_goes_to_the_tree() {
         let options = FingerprintOptions::default();
-        let digest_of = |bytes: &str| bytes_digest(options.algorithm, bytes.as_bytes());
+        let digest_of = |bytes: &str| bytes_digest(options.algorithm, bytes.as_bytes()).to_string();
         let tree_digest = |text: &str| {
             let hashed = Hashed::of(&tree(text), &options).unwrap();
             hashed.digest.digest.to_string()
