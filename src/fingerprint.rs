@@ -102,16 +102,21 @@ impl<D: Digest> Write for HashWriter<D> {
 
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
+/// The two lowercase hex digits of `b`.
+fn hex_pair(b: u8) -> [u8; 2] {
+    [
+        HEX_DIGITS[usize::from(b >> 4)],
+        HEX_DIGITS[usize::from(b & 0xf)],
+    ]
+}
+
 /// `algorithm:hex`, in one allocation: a run writes several of these for each tool.
 fn written(algorithm: Algorithm, hash: &[u8]) -> String {
     let name = algorithm.as_str();
     let mut out = String::with_capacity(name.len() + 1 + hash.len() * 2);
     out.push_str(name);
     out.push(':');
-    for b in hash {
-        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(HEX_DIGITS[usize::from(b & 0xf)]));
-    }
+    out.extend(hash.iter().flat_map(|&b| hex_pair(b)).map(char::from));
     out
 }
 
@@ -128,12 +133,7 @@ fn is_written(algorithm: Algorithm, hash: &[u8], stored: &str) -> bool {
         && hash
             .iter()
             .zip(hex.as_bytes().chunks_exact(2))
-            .all(|(b, pair)| {
-                pair == [
-                    HEX_DIGITS[usize::from(b >> 4)],
-                    HEX_DIGITS[usize::from(b & 0xf)],
-                ]
-            })
+            .all(|(&b, pair)| pair == hex_pair(b))
 }
 
 /// Hashes whatever `write` feeds it and hands the hash to `done`. Writing into a hasher cannot

@@ -8,7 +8,7 @@ use std::fmt;
 
 use compact_str::CompactString;
 
-use super::{Algorithm, HEX_DIGITS};
+use super::{Algorithm, HEX_DIGITS, hex_pair};
 
 /// A digest as a lock writes it, `algorithm:hex`: held as its 32 bytes when it is a SHA-256
 /// written that way (lowercase hex, as mcp-scan writes it), else as its text, so a hand-edited
@@ -82,11 +82,8 @@ impl fmt::Display for DigestText {
                 let mut text = [0u8; SHA256_PREFIX.len() + 64];
                 let (prefix, hex) = text.split_at_mut(SHA256_PREFIX.len());
                 prefix.copy_from_slice(SHA256_PREFIX.as_bytes());
-                for (pair, b) in hex.chunks_exact_mut(2).zip(bytes) {
-                    pair.copy_from_slice(&[
-                        HEX_DIGITS[usize::from(b >> 4)],
-                        HEX_DIGITS[usize::from(b & 0xf)],
-                    ]);
+                for (pair, &b) in hex.chunks_exact_mut(2).zip(bytes) {
+                    pair.copy_from_slice(&hex_pair(b));
                 }
                 f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
             }
