@@ -1,16 +1,48 @@
-//! Writing a file so that readers see the old content or the new, never half of either.
+//! Writing a file so that readers see the old content or the new, never half of either, and
+//! leaving it untouched when it already holds the new content (its modification time does not
+//! move). The content is written as it is produced, so a large file (a lock of 100k tools is
+//! 370 MB) is never a whole copy in memory, to write or to compare.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
-use crate::pieces::{same_bytes, write_all};
+use tempfile::NamedTempFile;
 
-/// Writes `pieces`, one after the other, to a temporary file in `path`'s directory, syncs
-/// it, then renames it over `path`. Returns whether the file changed: identical content is
-/// left untouched, so its modification time does not move.
-pub fn write(path: &Path, pieces: &[impl AsRef<[u8]>]) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| same_bytes(pieces, &old)) {
+/// Buffered writes go out in few system calls: most of what is written comes in pieces of a
+/// few kilobytes.
+const BUFFER: usize = 1 << 20;
+
+/// Writes `bytes` to `path` atomically; whether the file changed.
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    let fill = |out: &mut dyn Write| out.write_all(bytes);
+    if holds(path, fill)? {
         return Ok(false);
     }
+    stage(path, fill)?.persist()?;
+    Ok(true)
+}
+
+/// A file written in full beside the one it replaces, not yet in its place: dropped, it is
+/// deleted.
+pub struct Staged {
+    tmp: NamedTempFile,
+    path: PathBuf,
+}
+
+impl Staged {
+    /// Renames the staged file over the one it replaces.
+    pub fn persist(self) -> io::Result<()> {
+        self.tmp.persist(&self.path).map(drop).map_err(|e| e.error)
+    }
+}
+
+/// Writes what `fill` writes to a temporary file in `path`'s directory and syncs it, ready to
+/// take `path`'s place.
+pub fn stage(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<Staged> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -18,8 +50,122 @@ pub fn write(path: &Path, pieces: &[impl AsRef<[u8]>]) -> std::io::Result<bool> 
     let mut tmp = tempfile::Builder::new()
         .prefix(".mcp-scan.")
         .tempfile_in(dir)?;
-    write_all(tmp.as_file_mut(), pieces)?;
+    let mut out = BufWriter::with_capacity(BUFFER, tmp.as_file_mut());
+    fill(&mut out)?;
+    out.flush()?;
+    drop(out);
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(true)
+    Ok(Staged {
+        tmp,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Whether the file at `path` holds exactly what `fill` writes (false when there is no file):
+/// compared as it is written, and `fill` is stopped at the first difference.
+pub fn holds(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<bool> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let mut compared = Comparing {
+        file: BufReader::with_capacity(BUFFER, file),
+        scratch: Vec::new(),
+    };
+    match fill(&mut compared) {
+        Ok(()) => {}
+        Err(e) if e.get_ref().is_some_and(|inner| inner.is::<Differs>()) => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    // The file must end where the content does.
+    let mut past = [0u8; 1];
+    Ok(compared.file.read(&mut past)? == 0)
+}
+
+/// A writer that reads the file beside what is written to it, and fails with [`Differs`] at
+/// the first byte they disagree on.
+struct Comparing {
+    file: BufReader<File>,
+    scratch: Vec<u8>,
+}
+
+/// The error [`Comparing`] stops a write with.
+#[derive(Debug)]
+struct Differs;
+
+impl std::fmt::Display for Differs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the file differs")
+    }
+}
+
+impl std::error::Error for Differs {}
+
+impl Write for Comparing {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.scratch.resize(bytes.len(), 0);
+        match self.file.read_exact(&mut self.scratch) {
+            Ok(()) if self.scratch == bytes => Ok(bytes.len()),
+            Err(e) if e.kind() != io::ErrorKind::UnexpectedEof => Err(e),
+            _ => Err(io::Error::other(Differs)),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writes<'a>(pieces: &'a [&'a str]) -> impl FnOnce(&mut dyn Write) -> io::Result<()> + 'a {
+        move |out| pieces.iter().try_for_each(|p| out.write_all(p.as_bytes()))
+    }
+
+    /// Content given in pieces is compared as one, to the end of the file and no further.
+    #[test]
+    fn holds_exactly_the_bytes_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        assert!(!holds(&path, writes(&["x"])).unwrap(), "no file");
+        std::fs::write(&path, "abcd").unwrap();
+        assert!(holds(&path, writes(&["ab", "", "cd"])).unwrap());
+        for other in [&["abc"][..], &["abcde"], &["ab", "dc"], &[""]] {
+            assert!(!holds(&path, writes(other)).unwrap(), "{other:?}");
+        }
+        let mut written = 0;
+        let stopped = holds(&path, |out| {
+            for piece in ["a", "x", "c", "d"] {
+                out.write_all(piece.as_bytes())?;
+                written += 1;
+            }
+            Ok(())
+        });
+        assert!(!stopped.unwrap());
+        assert_eq!(written, 1, "stopped at the first difference");
+    }
+
+    /// A staged file replaces the old one only when persisted; `write` leaves identical
+    /// content alone.
+    #[test]
+    fn stages_then_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "old").unwrap();
+        let staged = stage(&path, writes(&["new"])).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        drop(staged);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "deleted");
+        stage(&path, writes(&["ne", "w"]))
+            .unwrap()
+            .persist()
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert!(!write(&path, b"new").unwrap());
+        assert!(write(&path, b"newer").unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "newer");
+    }
 }

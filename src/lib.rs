@@ -32,7 +32,6 @@ pub mod lock;
 pub mod lock_diff;
 pub mod lock_merge;
 pub mod on_disk;
-pub mod pieces;
 pub mod prompts;
 pub mod record;
 pub mod render;

@@ -220,12 +220,7 @@ impl Sources {
         if changed.is_empty() {
             return Ok(());
         }
-        Err(Error::new(format!(
-            "{} changed while mcp-scan was reading {}",
-            changed.join(", "),
-            if changed.len() == 1 { "it" } else { "them" }
-        ))
-        .with_help("run mcp-scan again once nothing is writing to the files it scans"))
+        Err(changed_while_read(&changed))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -257,6 +252,17 @@ impl Reading<'_> {
         };
         lines.get_or_init(|| LineIndex::new(&self.text))
     }
+}
+
+/// The error for `files` (named as shown) whose text, read again, was not what was read first.
+pub fn changed_while_read(files: &[impl AsRef<str>]) -> Error {
+    let names: Vec<&str> = files.iter().map(AsRef::as_ref).collect();
+    Error::new(format!(
+        "{} changed while mcp-scan was reading {}",
+        names.join(", "),
+        if names.len() == 1 { "it" } else { "them" }
+    ))
+    .with_help("run mcp-scan again once nothing is writing to the files it scans")
 }
 
 #[cfg(test)]

@@ -17,11 +17,10 @@ use crate::input::{ConfigInput, Inputs};
 use crate::lock::{Lock, Status, WriteGuard};
 use crate::lock_diff;
 use crate::lock_merge::merge;
-use crate::pieces::same_bytes;
 use crate::prompts;
 use crate::render::count;
 use crate::render::paint::Paint;
-use crate::scan::{load_inputs_each, load_lock};
+use crate::scan::{load_inputs_each, stream_lock};
 use crate::source::display_path;
 use crate::state::{Fingerprints, fingerprint_all, fingerprint_for_approval, server_states};
 
@@ -49,16 +48,13 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
     // The old lock is as large as the snapshots: both are read at once.
     let (old, approving) = rayon::join(
-        || load_lock(&lock_path, false, max_file_size),
+        || stream_lock(&lock_path, false, max_file_size),
         || match &args.import {
             Some(other) => Approving::Import(other),
             None => Approving::Scanned(scanned(env, args, &lock_path, selection.is_empty())),
         },
     );
-    let (old, old_file) = match old.map_err(|e| vec![e])? {
-        Some((lock, file)) => (Some(lock), Some(file)),
-        None => (None, None),
-    };
+    let old = old.map_err(|e| vec![e])?.map(|(lock, _)| lock);
     let who = approver(args.approved_by.as_deref());
     let now = clock::now().map_err(|e| vec![e])?;
     // What the new lock is compared with: nothing, for a fresh start.
@@ -72,15 +68,14 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
             approved(env, &selection, inputs, prepared, base, &who, &now)?
         }
     };
-    // Rendered once: for a large lock, rendering is a real cost. The old lock usually is the
-    // file's bytes exactly; only a file formatted some other way is rendered to compare.
-    let new_pieces = new.render_pieces();
-    let same = |text: &str| same_bytes(&new_pieces, text.as_bytes());
-    let same_file = old_file.is_some_and(|file| same(&file.text()));
-    let unchanged = same_file || old.as_ref().is_some_and(|old| same(&old.render()));
-    let up_to_date = base.is_some() && unchanged;
+    // Compared with the file as a stream, the new lock rendered as it is read: the file
+    // usually is the new lock's bytes exactly. Only a file formatted some other way is
+    // compared by rendering the previous lock, and only when that matters.
+    let same_file = old.is_some() && new.is_written_at(&lock_path).map_err(|e| vec![e])?;
+    let unchanged = || same_file || old.as_ref().is_some_and(|old| old.renders_as(&new));
+    let up_to_date = || base.is_some() && unchanged();
     if args.check {
-        if up_to_date {
+        if up_to_date() {
             eprintln!("{shown} is up to date");
             return Ok(0);
         }
@@ -90,19 +85,19 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     if args.show_diff || args.interactive {
         show_approvals(base, &new, env.paint).map_err(|e| vec![e])?;
     }
-    if args.interactive && !up_to_date && !confirm().map_err(|e| vec![e])? {
+    if args.interactive && !up_to_date() && !confirm().map_err(|e| vec![e])? {
         eprintln!("not approved: {shown} is unchanged");
         return Ok(0);
     }
     // A reset that changes nothing needs no backup.
     if args.reset
-        && !unchanged
+        && !unchanged()
         && let Some(backup) = back_up(&lock_path, &now).map_err(|e| vec![e])?
     {
         eprintln!("backed up the previous lock to {}", display_path(&backup));
     }
-    // The directory lock is held: the file is still the one read above.
-    let written = !same_file && Lock::write_pieces(&lock_path, &new_pieces).map_err(|e| vec![e])?;
+    // The directory lock is held: the file is still the one compared above.
+    let written = !same_file && new.write(&lock_path).map_err(|e| vec![e])?;
     let contents = format!(
         "{}, {}",
         count(new.servers.len(), "server"),
@@ -305,7 +300,7 @@ fn set_status(
     status: Status,
     max_file_size: ByteSize,
 ) -> Result<u8, Error> {
-    let Some((mut lock, _)) = Lock::load_within(path, max_file_size)? else {
+    let Some((mut lock, _)) = Lock::stream_within(path, max_file_size)? else {
         return Err(Error::in_file(path, "the lockfile does not exist")
             .with_help("create it with `mcp-scan lock`"));
     };

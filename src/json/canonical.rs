@@ -438,6 +438,19 @@ fn write_pretty_object(object: &Object, indent: usize, w: &mut Vec<u8>) {
     });
 }
 
+/// A pretty object nested `indent` levels deep whose members' values are written by `write`,
+/// one after the other, into `w` after what the layout put there (which `write` may take out
+/// and pass on: a lock written as a stream does). Members come in the order given: canonical
+/// when sorted with [`compare_keys`].
+pub fn write_pretty_object_with<K: AsRef<str>, V>(
+    members: Vec<(K, V)>,
+    indent: usize,
+    w: &mut Vec<u8>,
+    write: impl FnMut(V, &mut Vec<u8>),
+) {
+    write_pretty_members(members, indent, w, write);
+}
+
 /// The layout every pretty object shares: `{}` when empty, else each member (in the order
 /// given) on a line of its own one level in; `write` writes a member's value at that level.
 fn write_pretty_members<K: AsRef<str>, V, W: Glue>(

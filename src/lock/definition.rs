@@ -243,6 +243,18 @@ impl Definition {
         }
     }
 
+    /// The lockfile this definition was read back from, when it no longer held it (its
+    /// [`Definition::written`] bytes were then empty).
+    pub fn changed_on_disk(&self) -> Option<&std::path::Path> {
+        match self {
+            Definition::Stored(stored) | Definition::Kept(stored) => match &stored.text {
+                StoredText::OnDisk { file, .. } if file.changed() => Some(file.path()),
+                _ => None,
+            },
+            Definition::Tree(_) | Definition::Written(_) => None,
+        }
+    }
+
     /// The bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`].
     pub fn written(&self) -> Cow<'_, [u8]> {
         match self {

@@ -6,15 +6,14 @@
 
 mod as_written;
 mod definition;
+mod render;
 mod split;
 mod stream;
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
 
@@ -26,7 +25,6 @@ use crate::decode::Decoder;
 use crate::error::Error;
 use crate::fingerprint::{self, Algorithm, DigestText, FieldDigests, FingerprintOptions};
 use crate::input::{DEFAULT_MAX_FILE_SIZE, read_text_within};
-use crate::json::canonical::{Pieces, Pretty, write_pretty_at, write_pretty_pieces};
 use crate::json::{
     Deferral, Dialect, Limits, Member, Node, Object, ParseError, Pointer, Span, Step,
     parse_deferring, parse_value_at,
@@ -414,101 +412,6 @@ impl Lock {
             launch,
         })
     }
-
-    /// The top-level members other than `servers`, in no particular order.
-    fn top_members(&self) -> Vec<(&'static str, Node)> {
-        let mut fp = Object::default();
-        fp.insert("scheme", Node::string(fingerprint::SCHEME));
-        fp.insert(
-            "algorithm",
-            Node::string(self.fingerprint.algorithm.as_str()),
-        );
-        fp.insert(
-            "exclude",
-            Node::array(self.fingerprint.exclude.iter().map(Node::string).collect()),
-        );
-        let mut top = vec![
-            (GENERATED_KEY, Node::string(GENERATED)),
-            ("version", Node::u64(FORMAT_VERSION)),
-            ("fingerprint", Node::object(fp)),
-        ];
-        // Optional sections appear only when they have entries, so locks without them keep
-        // their exact bytes.
-        if !self.prompts.is_empty() {
-            let mut prompts = Object::default();
-            for (path, digest) in &self.prompts {
-                let mut entry = Object::default();
-                entry.insert("digest", Node::string(digest.clone()));
-                prompts.insert(path.clone(), Node::object(entry));
-            }
-            top.push(("prompts", Node::object(prompts)));
-        }
-        if !self.launch.is_empty() {
-            let mut launch = Object::default();
-            for (name, spec) in &self.launch {
-                let mut entry = Object::default();
-                entry.insert("digest", Node::string(spec.digest.clone()));
-                entry.insert("runs", Node::string(spec.runs.clone()));
-                launch.insert(name.clone(), Node::object(entry));
-            }
-            top.push(("launch", Node::object(launch)));
-        }
-        top
-    }
-
-    /// The exact bytes of the lockfile for this model: pretty JSON with sorted keys.
-    pub fn render(&self) -> String {
-        let bytes = self.render_pieces().concat();
-        // Only valid UTF-8 is ever written, so the lossy path is never taken.
-        String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    }
-
-    /// [`Lock::render`]'s bytes in pieces, to write one after the other. Each server is
-    /// rendered on its own, in parallel (a new approval's definition is already written; a
-    /// stored one is parsed again to be written), and definitions are not copied: at 100k tools
-    /// joining them was a 370 MB buffer of its own.
-    pub fn render_pieces(&self) -> Vec<Cow<'_, [u8]>> {
-        let servers: Vec<(Cow<'_, str>, Pretty<'_>)> = self
-            .servers
-            .par_iter()
-            .map(|(name, server)| {
-                let mut pieces = Pieces::default();
-                write_pretty_pieces(server_parts(server), SERVER_INDENT, &mut pieces);
-                (
-                    Cow::Borrowed(name.as_str()),
-                    Pretty::Pieces(pieces.finish()),
-                )
-            })
-            .collect();
-        let mut top: Vec<(Cow<'_, str>, Pretty<'_>)> = self
-            .top_members()
-            .into_iter()
-            .map(|(key, node)| {
-                let mut out = Vec::new();
-                write_pretty_at(&node, 1, &mut out);
-                (Cow::Borrowed(key), Pretty::Rendered(out.into()))
-            })
-            .collect();
-        top.push((Cow::Borrowed("servers"), Pretty::Object(servers)));
-        let mut pieces = Pieces::default();
-        write_pretty_pieces(Pretty::Object(top), 0, &mut pieces);
-        pieces.push_bytes(b"\n");
-        pieces.finish()
-    }
-
-    /// Writes `pieces` ([`Lock::render_pieces`]'s) atomically (temporary file in the same
-    /// directory, then rename), so a reader never sees half a lock. Returns whether the file
-    /// changed: identical bytes are left untouched.
-    pub fn write_pieces(path: &Path, pieces: &[Cow<'_, [u8]>]) -> Result<bool, Error> {
-        crate::atomic_file::write(path, pieces)
-            .map_err(|e| Error::in_file(path, format!("cannot write the lockfile: {e}")))
-    }
-
-    /// Renders and writes the lock: [`Lock::write_pieces`].
-    pub fn write(&self, path: &Path) -> Result<bool, Error> {
-        Lock::write_pieces(path, &self.render_pieces())
-    }
 }
 
 /// Held while a command reads, updates and writes the lockfile, so two concurrent `mcp-scan
@@ -806,86 +709,6 @@ fn read_tool_approval(
         approved_by: field("approvedBy")?,
         kind,
     }))
-}
-
-fn baseline_members(out: &mut Object, baseline: &Baseline) {
-    out.insert("baselineVersion", Node::u64(baseline.version));
-    out.insert("baselineHash", Node::string(baseline.hash.clone()));
-    out.insert("approvedAt", Node::string(baseline.approved_at.clone()));
-    out.insert("approvedBy", Node::string(baseline.approved_by.clone()));
-    // Only when known, so locks written before approvals recorded it keep their bytes.
-    if !baseline.changed.is_empty() {
-        out.insert(
-            "changed",
-            Node::array(baseline.changed.iter().map(Node::string).collect()),
-        );
-    }
-}
-
-/// A server as rendered parts: its own members and each tool's from small trees, and each
-/// definition as it writes itself (a new approval is already written, and is not copied until
-/// the document is joined).
-fn server_parts(server: &LockedServer) -> Pretty<'_> {
-    let mut head = Object::default();
-    head.insert("status", Node::string(server.status.as_str()));
-    baseline_members(&mut head, &server.baseline);
-    head.insert("capturedAt", Node::string(server.captured_at.clone()));
-    let history = server
-        .history
-        .iter()
-        .map(|b| {
-            let mut entry = Object::default();
-            baseline_members(&mut entry, b);
-            Node::object(entry)
-        })
-        .collect();
-    head.insert("history", Node::array(history));
-    let tools = server
-        .tools
-        .iter()
-        .map(|(name, tool)| (Cow::Borrowed(name.as_str()), tool_parts(tool)))
-        .collect();
-    let mut members = rendered_members(head, SERVER_INDENT);
-    members.push((Cow::Borrowed("tools"), Pretty::Object(tools)));
-    Pretty::Object(members)
-}
-
-fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
-    let mut head = Object::default();
-    head.insert("digest", Node::string(tool.digest.to_string()));
-    let fields = tool
-        .fields
-        .iter()
-        .map(|(field, digest)| (CompactString::from(field), Node::string(digest.to_string())));
-    head.insert("fields", Node::object(Object::from_pairs(fields)));
-    if let Some(approval) = &tool.approval {
-        head.insert("firstSeen", Node::string(&*approval.first_seen));
-        head.insert("approvedAt", Node::string(&*approval.approved_at));
-        head.insert("approvedBy", Node::string(&*approval.approved_by));
-        head.insert("approval", Node::string(approval.kind.as_str()));
-    }
-    let mut members = rendered_members(head, DEFINITION_INDENT - 1);
-    members.push((
-        Cow::Borrowed("definition"),
-        Pretty::Rendered(tool.definition.written()),
-    ));
-    Pretty::Object(members)
-}
-
-/// The members of an object nested `indent` levels deep, each value rendered.
-fn rendered_members(object: Object, indent: usize) -> Vec<(Cow<'static, str>, Pretty<'static>)> {
-    object
-        .members
-        .into_iter()
-        .map(|member| {
-            let mut out = Vec::new();
-            write_pretty_at(&member.value, indent + 1, &mut out);
-            (
-                Cow::Owned(member.key.into_string()),
-                Pretty::Rendered(out.into()),
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -268,7 +268,7 @@ fn record_one(planned: &Planned<'_>, options: &RecordOptions) -> Result<(usize, 
         ));
     }
     let path = options.out.join(format!("{}.json", planned.file_stem));
-    crate::atomic_file::write(&path, &[text.as_bytes()])
+    crate::atomic_file::write(&path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok((count, path))
 }

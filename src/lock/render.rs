@@ -1,0 +1,470 @@
+//! Writing a lock: pretty JSON with sorted keys, rendered from the model alone, as a stream.
+//!
+//! A large lock (370 MB for 100k tools) is never a whole copy in memory: its servers are
+//! rendered in parallel a batch at a time, then written out in order, to the file or to a
+//! comparison with the file already there. Definitions kept from the previous lock are read
+//! back from it as their batch is rendered.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::path::Path;
+
+use compact_str::CompactString;
+use rayon::prelude::*;
+
+use super::definition::DEFINITION_INDENT;
+use super::{
+    Baseline, FORMAT_VERSION, GENERATED, GENERATED_KEY, Lock, LockedServer, LockedTool,
+    SERVER_INDENT,
+};
+use crate::atomic_file;
+use crate::error::Error;
+use crate::fingerprint;
+use crate::json::canonical::{
+    Pieces, Pretty, compare_keys, write_pretty_at, write_pretty_object_with, write_pretty_pieces,
+};
+use crate::json::{Node, Object};
+use crate::source::display_path;
+
+/// How many tools' servers are rendered at once: enough to keep every thread busy, few enough
+/// that their definitions (about 3.7 KB each) take a few megabytes.
+const BATCH_TOOLS: usize = 4096;
+
+impl Lock {
+    /// The exact bytes of the lockfile for this model.
+    pub fn render(&self) -> String {
+        let mut bytes = Vec::new();
+        // Writing into a Vec cannot fail.
+        let _ = self.write_to(&mut bytes);
+        // Only valid UTF-8 is ever written, so the lossy path is never taken.
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// Writes the lockfile's bytes to `out`, in order, stopping at the first error.
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut top: Vec<(&str, Option<Vec<u8>>)> = self
+            .top_members()
+            .into_iter()
+            .map(|(key, node)| {
+                let mut bytes = Vec::new();
+                write_pretty_at(&node, 1, &mut bytes);
+                (key, Some(bytes))
+            })
+            .collect();
+        top.push(("servers", None));
+        top.sort_by(|a, b| compare_keys(a.0, b.0));
+        let mut servers = ServerStream::new(self, out);
+        let mut glue = Vec::new();
+        write_pretty_object_with(top, 0, &mut glue, |value, glue| match value {
+            Some(bytes) => glue.extend_from_slice(&bytes),
+            None => servers.write(glue),
+        });
+        glue.push(b'\n');
+        servers.put(&glue);
+        servers.finish()
+    }
+
+    /// Whether the file at `path` holds exactly this lock's bytes (false when there is none).
+    pub fn is_written_at(&self, path: &Path) -> Result<bool, Error> {
+        atomic_file::holds(path, |out| self.write_to(out))
+            .map_err(|e| Error::in_file(path, format!("cannot read: {e}")))
+    }
+
+    /// Whether this lock renders to exactly the bytes `other` renders to: compared server by
+    /// server, in parallel, stopping at the first that differs.
+    pub fn renders_as(&self, other: &Lock) -> bool {
+        let rendered = |lock: &Lock| {
+            let mut top = lock.top_members();
+            top.sort_by(|a, b| compare_keys(a.0, b.0));
+            top.into_iter()
+                .map(|(key, node)| {
+                    let mut bytes = Vec::new();
+                    write_pretty_at(&node, 1, &mut bytes);
+                    (key, bytes)
+                })
+                .collect::<Vec<_>>()
+        };
+        let ours: Vec<_> = self.servers.iter().collect();
+        let theirs: Vec<_> = other.servers.iter().collect();
+        rendered(self) == rendered(other)
+            && ours.len() == theirs.len()
+            && ours
+                .par_iter()
+                .zip(&theirs)
+                .all(|((a_name, a), (b_name, b))| {
+                    a_name == b_name && server_pieces(a).concat() == server_pieces(b).concat()
+                })
+    }
+
+    /// Writes the lock to `path` atomically (a temporary file beside it, then renamed over it),
+    /// so a reader never sees half a lock; whether the file changed: a file that already holds
+    /// these bytes is left untouched.
+    pub fn write(&self, path: &Path) -> Result<bool, Error> {
+        if self.is_written_at(path)? {
+            return Ok(false);
+        }
+        let cannot = |e: io::Error| Error::in_file(path, format!("cannot write the lockfile: {e}"));
+        let staged = atomic_file::stage(path, |out| self.write_to(out)).map_err(cannot)?;
+        // A definition kept from the previous lock was read back from it as it was written:
+        // a file edited meanwhile gave no text, and must not be replaced by what was staged.
+        if let Some(file) = self.changed_on_disk() {
+            return Err(crate::source::changed_while_read(&[display_path(file)]));
+        }
+        staged.persist().map_err(cannot)?;
+        Ok(true)
+    }
+
+    /// The file a definition was read back from that no longer held it, if any.
+    fn changed_on_disk(&self) -> Option<&Path> {
+        self.servers
+            .values()
+            .flat_map(|server| server.tools.values())
+            .find_map(|tool| tool.definition.changed_on_disk())
+    }
+
+    /// The top-level members other than `servers`, in no particular order.
+    fn top_members(&self) -> Vec<(&'static str, Node)> {
+        let mut fp = Object::default();
+        fp.insert("scheme", Node::string(fingerprint::SCHEME));
+        fp.insert(
+            "algorithm",
+            Node::string(self.fingerprint.algorithm.as_str()),
+        );
+        fp.insert(
+            "exclude",
+            Node::array(self.fingerprint.exclude.iter().map(Node::string).collect()),
+        );
+        let mut top = vec![
+            (GENERATED_KEY, Node::string(GENERATED)),
+            ("version", Node::u64(FORMAT_VERSION)),
+            ("fingerprint", Node::object(fp)),
+        ];
+        // Optional sections appear only when they have entries, so locks without them keep
+        // their exact bytes.
+        if !self.prompts.is_empty() {
+            let mut prompts = Object::default();
+            for (path, digest) in &self.prompts {
+                let mut entry = Object::default();
+                entry.insert("digest", Node::string(digest.clone()));
+                prompts.insert(path.clone(), Node::object(entry));
+            }
+            top.push(("prompts", Node::object(prompts)));
+        }
+        if !self.launch.is_empty() {
+            let mut launch = Object::default();
+            for (name, spec) in &self.launch {
+                let mut entry = Object::default();
+                entry.insert("digest", Node::string(spec.digest.clone()));
+                entry.insert("runs", Node::string(spec.runs.clone()));
+                launch.insert(name.clone(), Node::object(entry));
+            }
+            top.push(("launch", Node::object(launch)));
+        }
+        top
+    }
+}
+
+/// The servers of a lock being written: rendered a batch at a time, in parallel, and written
+/// out in the order of their names.
+struct ServerStream<'l, 'o> {
+    /// By name, in canonical order.
+    servers: Vec<(&'l str, &'l LockedServer)>,
+    out: &'o mut dyn Write,
+    /// The pieces of the servers rendered and not yet written, from `batch_start` on.
+    batch: Vec<Vec<Cow<'l, [u8]>>>,
+    batch_start: usize,
+    /// The first error writing met: nothing more is rendered or written after it.
+    failed: Option<io::Error>,
+}
+
+impl<'l, 'o> ServerStream<'l, 'o> {
+    fn new(lock: &'l Lock, out: &'o mut dyn Write) -> Self {
+        let mut servers: Vec<(&str, &LockedServer)> = lock
+            .servers
+            .iter()
+            .map(|(name, server)| (name.as_str(), server))
+            .collect();
+        servers.sort_by(|a, b| compare_keys(a.0, b.0));
+        ServerStream {
+            servers,
+            out,
+            batch: Vec::new(),
+            batch_start: 0,
+            failed: None,
+        }
+    }
+
+    /// Writes the `servers` object after `glue`, what the layout has put before it.
+    fn write(&mut self, glue: &mut Vec<u8>) {
+        let members: Vec<(&str, usize)> = self
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| (*name, i))
+            .collect();
+        write_pretty_object_with(members, SERVER_INDENT - 1, glue, |i, glue| {
+            self.put(glue);
+            glue.clear();
+            for piece in self.rendered(i) {
+                self.put(&piece);
+            }
+        });
+    }
+
+    /// The pieces of server `i`, rendering its batch first if it is not yet.
+    fn rendered(&mut self, i: usize) -> Vec<Cow<'l, [u8]>> {
+        if self.failed.is_some() {
+            return Vec::new();
+        }
+        if i < self.batch_start || i >= self.batch_start + self.batch.len() {
+            let mut tools = 0;
+            let end = self
+                .servers
+                .iter()
+                .skip(i)
+                .position(|(_, server)| {
+                    tools += server.tools.len();
+                    tools >= BATCH_TOOLS
+                })
+                .map_or(self.servers.len(), |last| i + last + 1);
+            self.batch = self
+                .servers
+                .get(i..end)
+                .unwrap_or_default()
+                .par_iter()
+                .map(|(_, server)| server_pieces(server))
+                .collect();
+            self.batch_start = i;
+        }
+        self.batch
+            .get_mut(i - self.batch_start)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        if self.failed.is_none()
+            && let Err(e) = self.out.write_all(bytes)
+        {
+            self.failed = Some(e);
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+/// A server's bytes in the lockfile, in pieces (definitions are not copied).
+fn server_pieces(server: &LockedServer) -> Vec<Cow<'_, [u8]>> {
+    let mut pieces = Pieces::default();
+    write_pretty_pieces(server_parts(server), SERVER_INDENT, &mut pieces);
+    pieces.finish()
+}
+
+fn baseline_members(out: &mut Object, baseline: &Baseline) {
+    out.insert("baselineVersion", Node::u64(baseline.version));
+    out.insert("baselineHash", Node::string(baseline.hash.clone()));
+    out.insert("approvedAt", Node::string(baseline.approved_at.clone()));
+    out.insert("approvedBy", Node::string(baseline.approved_by.clone()));
+    // Only when known, so locks written before approvals recorded it keep their bytes.
+    if !baseline.changed.is_empty() {
+        out.insert(
+            "changed",
+            Node::array(baseline.changed.iter().map(Node::string).collect()),
+        );
+    }
+}
+
+/// A server as rendered parts: its own members and each tool's from small trees, and each
+/// definition as it writes itself (a new approval is already written, and is not copied until
+/// the document is joined).
+fn server_parts(server: &LockedServer) -> Pretty<'_> {
+    let mut head = Object::default();
+    head.insert("status", Node::string(server.status.as_str()));
+    baseline_members(&mut head, &server.baseline);
+    head.insert("capturedAt", Node::string(server.captured_at.clone()));
+    let history = server
+        .history
+        .iter()
+        .map(|b| {
+            let mut entry = Object::default();
+            baseline_members(&mut entry, b);
+            Node::object(entry)
+        })
+        .collect();
+    head.insert("history", Node::array(history));
+    let tools = server
+        .tools
+        .iter()
+        .map(|(name, tool)| (Cow::Borrowed(name.as_str()), tool_parts(tool)))
+        .collect();
+    let mut members = rendered_members(head, SERVER_INDENT);
+    members.push((Cow::Borrowed("tools"), Pretty::Object(tools)));
+    Pretty::Object(members)
+}
+
+fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
+    let mut head = Object::default();
+    head.insert("digest", Node::string(tool.digest.to_string()));
+    let fields = tool
+        .fields
+        .iter()
+        .map(|(field, digest)| (CompactString::from(field), Node::string(digest.to_string())));
+    head.insert("fields", Node::object(Object::from_pairs(fields)));
+    if let Some(approval) = &tool.approval {
+        head.insert("firstSeen", Node::string(&*approval.first_seen));
+        head.insert("approvedAt", Node::string(&*approval.approved_at));
+        head.insert("approvedBy", Node::string(&*approval.approved_by));
+        head.insert("approval", Node::string(approval.kind.as_str()));
+    }
+    let mut members = rendered_members(head, DEFINITION_INDENT - 1);
+    members.push((
+        Cow::Borrowed("definition"),
+        Pretty::Rendered(tool.definition.written()),
+    ));
+    Pretty::Object(members)
+}
+
+/// The members of an object nested `indent` levels deep, each value rendered.
+fn rendered_members(object: Object, indent: usize) -> Vec<(Cow<'static, str>, Pretty<'static>)> {
+    object
+        .members
+        .into_iter()
+        .map(|member| {
+            let mut out = Vec::new();
+            write_pretty_at(&member.value, indent + 1, &mut out);
+            (
+                Cow::Owned(member.key.into_string()),
+                Pretty::Rendered(out.into()),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::byte_size::ByteSize;
+    use crate::json::canonical::{to_canonical_vec, to_pretty_string};
+    use crate::json::{Dialect, Limits, parse};
+
+    /// A lockfile of `servers` servers named as given, each with `tools` tools.
+    fn lockfile(names: &[&str], tools: usize) -> String {
+        let servers: Vec<String> = names
+            .iter()
+            .map(|name| {
+                let tools: Vec<String> = (0..tools)
+                    .map(|t| {
+                        format!(
+                            r#""t{t}": {{"definition": {{"name": "t{t}", "description": "tool {t} of {name}"}}, "digest": "sha256:00", "fields": {{}}}}"#
+                        )
+                    })
+                    .collect();
+                format!(
+                    r#""{name}": {{"approvedAt": "2026-01-01T00:00:00Z", "approvedBy": "me", "baselineHash": "sha256:00", "baselineVersion": 1, "capturedAt": "2026-01-01T00:00:00Z", "history": [], "status": "verified", "tools": {{{}}}}}"#,
+                    tools.join(", ")
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"@generated": "x", "fingerprint": {{"algorithm": "sha256", "exclude": [], "scheme": "c14n-v1"}}, "servers": {{{}}}, "version": 1}}"#,
+            servers.join(", ")
+        )
+    }
+
+    fn parsed(text: &str) -> Lock {
+        Lock::parse(Path::new("mcp.lock"), text.to_string())
+            .unwrap()
+            .0
+    }
+
+    /// Names whose byte order is not their canonical (UTF-16) order, so the servers' order is
+    /// the writer's own.
+    const NAMES: [&str; 5] = ["b", "a", "\u{ff61}", "\u{10000}", "é"];
+
+    /// The stream is exactly the whole lock pretty-printed as one tree, across batches (more
+    /// tools than one batch holds), with the servers in canonical order.
+    #[test]
+    fn streams_what_the_tree_pretty_prints() {
+        let lock = parsed(&lockfile(&NAMES, BATCH_TOOLS / 2 + 7));
+        assert!(lock.tool_count() > 2 * BATCH_TOOLS);
+        let rendered = lock.render();
+        let tree = parse(&rendered, Dialect::Json, &Limits::default()).unwrap();
+        assert_eq!(rendered, to_pretty_string(&tree) + "\n");
+        let order: Vec<usize> = NAMES
+            .iter()
+            .map(|name| rendered.find(&format!("\n    \"{name}\": {{")).unwrap())
+            .collect();
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        // Canonical order: a, b, é, U+10000 (a surrogate pair, below U+FF61), U+FF61.
+        assert_eq!(sorted, [order[1], order[0], order[4], order[3], order[2]]);
+    }
+
+    /// A lock renders as another when their files would be the same bytes, whatever the
+    /// formatting of the file each was read from; any difference in any part says no.
+    #[test]
+    fn renders_as_compares_what_the_files_would_be() {
+        let text = lockfile(&NAMES, 3);
+        let lock = parsed(&text);
+        let one_line = String::from_utf8(to_canonical_vec(
+            &parse(&text, Dialect::Json, &Limits::default()).unwrap(),
+        ))
+        .unwrap();
+        assert!(lock.renders_as(&parsed(&one_line)));
+        let others = [
+            text.replacen("tool 2 of a", "tool 2 of A", 1),
+            text.replacen("\"status\": \"verified\"", "\"status\": \"quarantined\"", 1),
+            lockfile(&NAMES[..4], 3),
+            lockfile(&NAMES, 2),
+            text.replacen("\"exclude\": []", "\"exclude\": [\"title\"]", 1),
+        ];
+        for other in others {
+            assert!(!lock.renders_as(&parsed(&other)), "{other}");
+            assert!(!parsed(&other).renders_as(&lock), "{other}");
+        }
+    }
+
+    /// Writing compares first and leaves a file that holds the lock alone; a file formatted
+    /// otherwise is replaced by the lock's own bytes.
+    #[test]
+    fn writes_only_what_differs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.lock");
+        let lock = parsed(&lockfile(&NAMES, 3));
+        assert!(!lock.is_written_at(&path).unwrap());
+        assert!(lock.write(&path).unwrap());
+        assert!(lock.is_written_at(&path).unwrap());
+        assert!(!lock.write(&path).unwrap());
+        std::fs::write(&path, lockfile(&NAMES, 3)).unwrap();
+        assert!(!lock.is_written_at(&path).unwrap());
+        assert!(lock.write(&path).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), lock.render());
+    }
+
+    /// A lock whose definitions are read back from its file as it is written does not replace
+    /// that file when it was edited meanwhile: the staged file would hold nothing for them.
+    #[test]
+    fn a_lock_read_back_from_a_changed_file_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.lock");
+        let lock = parsed(&lockfile(&NAMES, 3));
+        lock.write(&path).unwrap();
+        let (mut streamed, _) = Lock::stream_within(&path, ByteSize(1 << 30))
+            .unwrap()
+            .unwrap();
+        if let Some(server) = streamed.servers.get_mut("a") {
+            server.status = super::super::Status::Quarantined;
+        }
+        let edited = lock.render().replacen("tool 1 of b", "tool 1 of B", 1);
+        std::fs::write(&path, &edited).unwrap();
+        let error = streamed.write(&path).unwrap_err().to_string();
+        assert!(error.contains("mcp.lock changed while"), "{error}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
