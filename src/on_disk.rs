@@ -5,9 +5,8 @@
 
 use std::fs::File;
 use std::hash::BuildHasher;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::byte_size::ByteSize;
@@ -19,6 +18,11 @@ use crate::json::Span;
 pub struct OnDisk {
     path: PathBuf,
     changed: AtomicBool,
+    /// Opened at the first [`OnDisk::read_at`] and kept for the next (a lock's definitions
+    /// are read back one by one: opening the file for each was a third of the reading).
+    /// `None`: it could not be opened.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    opened: OnceLock<Option<File>>,
 }
 
 impl OnDisk {
@@ -26,6 +30,7 @@ impl OnDisk {
         OnDisk {
             path,
             changed: AtomicBool::new(false),
+            opened: OnceLock::new(),
         }
     }
 
@@ -46,15 +51,31 @@ impl OnDisk {
 
     /// The bytes at `at`, when they are still `sealed`.
     pub fn read_at(&self, at: Span, sealed: Sealed) -> Option<Vec<u8>> {
-        let read = || -> std::io::Result<Vec<u8>> {
-            let mut file = File::open(&self.path)?;
-            file.seek(SeekFrom::Start(at.start as u64))?;
-            let mut bytes = vec![0; at.end.saturating_sub(at.start)];
-            file.read_exact(&mut bytes)?;
-            Ok(bytes)
-        };
-        let bytes = read().ok();
+        let bytes = self.read_span(at).ok();
         self.verified(bytes.filter(|bytes| Sealed::of(bytes) == sealed))
+    }
+
+    /// The bytes at `at`, read through the handle every thread shares.
+    #[cfg(unix)]
+    fn read_span(&self, at: Span) -> std::io::Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let opened = self.opened.get_or_init(|| File::open(&self.path).ok());
+        let file = opened.as_ref().ok_or(std::io::ErrorKind::NotFound)?;
+        let mut bytes = vec![0; at.end.saturating_sub(at.start)];
+        file.read_exact_at(&mut bytes, at.start as u64)?;
+        Ok(bytes)
+    }
+
+    /// The bytes at `at`, read through a handle of their own (a shared one would share its
+    /// position between threads).
+    #[cfg(not(unix))]
+    fn read_span(&self, at: Span) -> std::io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = File::open(&self.path)?;
+        file.seek(SeekFrom::Start(at.start as u64))?;
+        let mut bytes = vec![0; at.end.saturating_sub(at.start)];
+        file.read_exact(&mut bytes)?;
+        Ok(bytes)
     }
 
     fn verified<T>(&self, read: Option<T>) -> Option<T> {

@@ -108,6 +108,7 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     } else {
         eprintln!("{shown} is up to date: {contents}");
     }
+    crate::background::free("free-locks", (old, new));
     Ok(0)
 }
 
