@@ -309,6 +309,7 @@ mod tests {
     use super::*;
     use crate::input::from_text;
     use crate::json::Limits;
+    use crate::lock::Definition;
     use crate::state::{fingerprint_all, fingerprint_for_approval, server_states};
 
     /// What approving stores is the same whether it comes from the pass that took each
@@ -341,12 +342,29 @@ mod tests {
                 .unwrap()
                 .render()
         };
-        let prepared = fingerprint_for_approval(&inputs, &options);
+        let prepared = fingerprint_for_approval(&inputs, &options, None);
         let separate = fingerprint_all(&inputs, &options);
         let rendered = lock_from(&prepared);
         assert_eq!(rendered, lock_from(&separate));
         assert!(rendered.contains("\"x-extra\""), "{rendered}");
         // Taken once: approving again from the same fingerprints computes its own.
         assert_eq!(lock_from(&prepared), rendered);
+
+        // Refreshing a lock: a definition it stores as exactly the bytes approved is kept
+        // from it, not copied; one it stores otherwise is written anew.
+        let edited = rendered.replacen("Second.", "Second!", 1);
+        let (previous, _) = Lock::parse(Path::new("mcp.lock"), edited).unwrap();
+        let refreshed = fingerprint_for_approval(&inputs, &options, Some(&previous));
+        let states = server_states(&inputs, &refreshed);
+        let new = approve(Some(&previous), &states, &states, &options, &approval).unwrap();
+        let tools = &new.servers["s"].tools;
+        assert!(matches!(tools["a"].definition, Definition::Kept(_)));
+        assert!(matches!(tools["b"].definition, Definition::Written(_)));
+        let states = server_states(&inputs, &separate);
+        let fresh = approve(None, &states, &states, &options, &approval).unwrap();
+        for name in ["a", "b"] {
+            let want = fresh.servers["s"].tools[name].definition.written();
+            assert_eq!(tools[name].definition.written(), want);
+        }
     }
 }

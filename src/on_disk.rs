@@ -6,8 +6,8 @@
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, OnceLock};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LazyLock, OnceLock};
 
 use crate::byte_size::ByteSize;
 use crate::input::read_text_within;

@@ -113,6 +113,21 @@ fn required_lock(
     }
 }
 
+/// The lock's errors that reading it would meet before its first byte (missing when required,
+/// not a regular file, over the size cap), found before the inputs are read: a run reads both
+/// at once, and waits for the inputs even when the lock fails.
+pub fn lock_readable(
+    path: &std::path::Path,
+    required: bool,
+    max_file_size: ByteSize,
+) -> Result<(), Error> {
+    match path.exists() {
+        true => input::open_within(path, max_file_size).map(drop),
+        false if required => Err(missing_lock(path)),
+        false => Ok(()),
+    }
+}
+
 fn missing_lock(path: &std::path::Path) -> Error {
     Error::in_file(path, "the lockfile does not exist").with_help("create it with `mcp-scan lock`")
 }
@@ -162,10 +177,12 @@ pub fn load_inputs_each<T: Send>(
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
-    // Before the inputs are read: the join below waits for them even when the lock fails.
-    if options.lock_required && !options.lock_path.exists() {
-        return Err(vec![missing_lock(&options.lock_path)]);
-    }
+    lock_readable(
+        &options.lock_path,
+        options.lock_required,
+        options.config.limits.max_file_size(),
+    )
+    .map_err(|e| vec![e])?;
     // The lock is the largest file: read it while the inputs load and go through every check
     // that needs no lock.
     let (lock, checked) = rayon::join(

@@ -123,28 +123,6 @@ impl Fingerprints {
             approvables,
         }
     }
-
-    /// For fingerprints taken for an approval with no previous lock at hand (file by file, as
-    /// they were read): each new definition that `previous` stores as exactly the same bytes is
-    /// kept from there, and its copy freed (see [`Definition::approved`]).
-    pub fn keep_stored_definitions(&self, inputs: &Inputs, previous: &Lock) {
-        inputs
-            .all_tools()
-            .par_iter()
-            .zip(&self.approvables)
-            .for_each(|((server, tool), cell)| {
-                let stored = previous
-                    .servers
-                    .get(&server.name)
-                    .and_then(|locked| locked.tools.get(&tool.name))
-                    .map(|locked| &locked.definition);
-                if let (Some(stored), Ok(mut cell)) = (stored, cell.lock())
-                    && let Some(approvable) = cell.as_mut()
-                {
-                    approvable.definition.keep_from(stored);
-                }
-            });
-    }
 }
 
 /// Fingerprints every tool of every server, in parallel over tools.
@@ -166,11 +144,13 @@ pub fn fingerprint_all(inputs: &Inputs, options: &FingerprintOptions) -> Fingerp
 
 /// [`fingerprint_all`], and from the same canonical pass over each tool what approving it
 /// stores (its field digests and definition): `lock` needs both, and writing a tool's
-/// canonical form was a tenth of a fresh lock, twice. The lock being refreshed is not at hand
-/// (`lock` takes these file by file as the snapshots are read, beside reading it): the
-/// definitions it already stores are kept from it afterwards
-/// ([`Fingerprints::keep_stored_definitions`]).
-pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -> Fingerprints {
+/// canonical form was a tenth of a fresh lock, twice. Each definition the lock being refreshed
+/// (`previous`) stores as exactly the same bytes is kept from there rather than copied.
+pub fn fingerprint_for_approval(
+    inputs: &Inputs,
+    options: &FingerprintOptions,
+    previous: Option<&Lock>,
+) -> Fingerprints {
     let algorithm = options.algorithm;
     let (digests, approvables) = inputs
         .all_tools()
@@ -179,10 +159,11 @@ pub fn fingerprint_for_approval(inputs: &Inputs, options: &FingerprintOptions) -
             let Some(object) = inputs.tool_object(server, tool) else {
                 return (None, Mutex::new(None));
             };
+            let stored = previous.and_then(|lock| lock.definition_of(&server.name, &tool.name));
             with_canonical(object, options, |bytes, members| {
                 (
                     Some(bytes_digest(algorithm, bytes)),
-                    Mutex::new(Some(Approvable::of(algorithm, bytes, members, None))),
+                    Mutex::new(Some(Approvable::of(algorithm, bytes, members, stored))),
                 )
             })
         })

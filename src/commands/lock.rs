@@ -46,25 +46,22 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     }
     let max_file_size = env.config.limits.max_file_size();
     let selection = Selection::parse(&args.server, &args.tool).map_err(|e| vec![e])?;
-    // The old lock is as large as the snapshots: both are read at once.
-    let (old, approving) = rayon::join(
-        || stream_lock(&lock_path, false, max_file_size),
-        || match &args.import {
-            Some(other) => Approving::Import(other),
-            None => Approving::Scanned(scanned(env, args, &lock_path, selection.is_empty())),
-        },
-    );
-    let old = old.map_err(|e| vec![e])?.map(|(lock, _)| lock);
+    // The previous lock first: the snapshots then keep the definitions it stores rather than
+    // hold copies of them (a lock of 1M tools stores 3.7 GB). It is read on every thread.
+    let old = stream_lock(&lock_path, false, max_file_size)
+        .map_err(|e| vec![e])?
+        .map(|(lock, _)| lock);
     let who = approver(args.approved_by.as_deref());
     let now = clock::now().map_err(|e| vec![e])?;
     // What the new lock is compared with: nothing, for a fresh start.
     let base = if args.reset { None } else { old.as_ref() };
-    let new = match approving {
-        Approving::Import(other) => {
+    let new = match &args.import {
+        Some(other) => {
             imported(old.as_ref(), other, args, &who, &now, max_file_size).map_err(|e| vec![e])?
         }
-        Approving::Scanned(scanned) => {
-            let (inputs, prepared) = scanned?;
+        None => {
+            let every_tool = selection.is_empty();
+            let (inputs, prepared) = scanned(env, args, &lock_path, every_tool, old.as_ref())?;
             approved(env, &selection, inputs, prepared, base, &who, &now)?
         }
     };
@@ -112,20 +109,15 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     Ok(0)
 }
 
-/// What the new lock approves: another lock (`--import`), or the snapshots scanned.
-enum Approving<'a> {
-    Import(&'a Path),
-    Scanned(Result<(Inputs, Option<Fingerprints>), Vec<Error>>),
-}
-
 /// The snapshots to approve. When every tool is approved, what each stores is taken file by
-/// file as it is read, and the file's tree freed (a tree takes twice its text); the previous
-/// lock, which is read meanwhile, is not at hand yet (see [`Fingerprints::keep_stored_definitions`]).
+/// file as it is read, and the file's tree freed (a tree takes twice its text); each definition
+/// that the `previous` lock stores as exactly the same bytes is kept from there.
 fn scanned(
     env: &Env,
     args: &LockArgs,
     lock_path: &Path,
     every_tool: bool,
+    previous: Option<&Lock>,
 ) -> Result<(Inputs, Option<Fingerprints>), Vec<Error>> {
     let options = env.config.fingerprint_options();
     let (inputs, per_file) = load_inputs_each(
@@ -134,7 +126,7 @@ fn scanned(
         false,
         env.config.limits.max_file_size(),
         |file| {
-            let prepared = every_tool.then(|| fingerprint_for_approval(file, &options));
+            let prepared = every_tool.then(|| fingerprint_for_approval(file, &options, previous));
             if prepared.is_some() {
                 file.free_snapshots();
             }
@@ -162,15 +154,7 @@ fn approved(
     let only = (!selection.is_empty()).then_some(selection);
     // Approving every tool: what each stores comes from the pass that took its digest, file
     // by file. A selection approves a few, each in a pass of its own.
-    let fingerprints = match prepared {
-        Some(prepared) => {
-            if let Some(old) = old {
-                prepared.keep_stored_definitions(&inputs, old);
-            }
-            prepared
-        }
-        None => fingerprint_all(&inputs, &options),
-    };
+    let fingerprints = prepared.unwrap_or_else(|| fingerprint_all(&inputs, &options));
     let states = server_states(&inputs, &fingerprints);
     let old_options = old.map_or(&options, |l| &l.fingerprint);
     let old_fingerprints = (*old_options != options).then(|| fingerprint_all(&inputs, old_options));

@@ -232,17 +232,6 @@ impl Definition {
         })
     }
 
-    /// A new definition written as exactly the bytes `previous` stores becomes that stored
-    /// text, and its own copy is freed: [`Definition::approved`] for a definition written
-    /// before the previous lock was at hand.
-    pub fn keep_from(&mut self, previous: &Definition) {
-        if let Definition::Written(bytes) = self
-            && let Some(stored) = stored_as(previous, bytes)
-        {
-            *self = Definition::Kept(stored);
-        }
-    }
-
     /// The lockfile this definition was read back from, when it no longer held it (its
     /// [`Definition::written`] bytes were then empty).
     pub fn changed_on_disk(&self) -> Option<&std::path::Path> {
@@ -371,11 +360,6 @@ mod tests {
             assert_eq!(matches!(approved, Definition::Kept(_)), kept, "{text}");
             assert_eq!(approved.written(), fresh.written(), "{text}");
             assert_eq!(approved.node(), fresh.node(), "{text}");
-            // The same, when the previous lock comes after the definition was written.
-            let mut later = Definition::approved(canonical, None);
-            later.keep_from(&stored);
-            assert_eq!(matches!(later, Definition::Kept(_)), kept, "{text}");
-            assert_eq!(later.written(), fresh.written(), "{text}");
         }
     }
 }

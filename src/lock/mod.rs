@@ -210,6 +210,12 @@ impl Lock {
         }
     }
 
+    /// The definition the lock stores for tool `tool` of server `server`, if any.
+    pub fn definition_of(&self, server: &str, tool: &str) -> Option<&Definition> {
+        let tool = self.servers.get(server)?.tools.get(tool)?;
+        Some(&tool.definition)
+    }
+
     pub fn tool_count(&self) -> usize {
         self.servers.values().map(|s| s.tools.len()).sum()
     }
