@@ -243,6 +243,7 @@ fn approve_server(
                     bytes,
                     members,
                     before.map(|b| &b.definition),
+                    None,
                 )
             }))
         }) else {
@@ -342,7 +343,7 @@ mod tests {
                 .unwrap()
                 .render()
         };
-        let prepared = fingerprint_for_approval(&inputs, &options, None);
+        let prepared = fingerprint_for_approval(&inputs, &options, None, None);
         let separate = fingerprint_all(&inputs, &options);
         let rendered = lock_from(&prepared);
         assert_eq!(rendered, lock_from(&separate));
@@ -354,7 +355,7 @@ mod tests {
         // from it, not copied; one it stores otherwise is written anew.
         let edited = rendered.replacen("Second.", "Second!", 1);
         let (previous, _) = Lock::parse(Path::new("mcp.lock"), edited).unwrap();
-        let refreshed = fingerprint_for_approval(&inputs, &options, Some(&previous));
+        let refreshed = fingerprint_for_approval(&inputs, &options, Some(&previous), None);
         let states = server_states(&inputs, &refreshed);
         let new = approve(Some(&previous), &states, &states, &options, &approval).unwrap();
         let tools = &new.servers["s"].tools;

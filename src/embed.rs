@@ -114,7 +114,7 @@ pub fn lock_tools_list(
         &Limits::default(),
     )?;
     let options = Config::default().fingerprint_options();
-    let fingerprints = fingerprint_for_approval(&inputs, &options, None);
+    let fingerprints = fingerprint_for_approval(&inputs, &options, None, None);
     let states = server_states(&inputs, &fingerprints);
     let approval = Approval {
         who,

@@ -39,6 +39,7 @@ pub mod rules;
 pub mod scan;
 pub mod schema_diff;
 pub mod source;
+pub mod spill;
 pub mod state;
 pub mod unicode;
 

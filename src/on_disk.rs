@@ -34,6 +34,23 @@ impl OnDisk {
         }
     }
 
+    /// A file already open, which may have no name (see [`crate::spill`]): read through
+    /// `file`, named `label` in errors.
+    #[cfg(unix)]
+    pub fn opened(file: File, label: PathBuf) -> OnDisk {
+        OnDisk {
+            path: label,
+            changed: AtomicBool::new(false),
+            opened: OnceLock::from(Some(file)),
+        }
+    }
+
+    /// The handle reads go through, once opened.
+    #[cfg(unix)]
+    pub fn handle(&self) -> Option<&File> {
+        self.opened.get().and_then(Option::as_ref)
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

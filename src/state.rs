@@ -17,6 +17,7 @@ use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::{Node, Object, Value};
 use crate::lock::{Definition, Lock, LockedServer, LockedTool};
 use crate::source::{SourceFile, value_in};
+use crate::spill::Spill;
 
 pub struct ServerState<'a> {
     pub server: &'a Server,
@@ -88,10 +89,11 @@ impl Approvable {
         canonical: &[u8],
         members: &[MemberBytes<'_>],
         previous: Option<&Definition>,
+        spill: Option<&Spill>,
     ) -> Approvable {
         Approvable {
             fields: fingerprint::field_digests(algorithm, canonical, members),
-            definition: Definition::approved(canonical, previous),
+            definition: Definition::approved(canonical, previous, spill),
         }
     }
 }
@@ -145,11 +147,13 @@ pub fn fingerprint_all(inputs: &Inputs, options: &FingerprintOptions) -> Fingerp
 /// [`fingerprint_all`], and from the same canonical pass over each tool what approving it
 /// stores (its field digests and definition): `lock` needs both, and writing a tool's
 /// canonical form was a tenth of a fresh lock, twice. Each definition the lock being refreshed
-/// (`previous`) stores as exactly the same bytes is kept from there rather than copied.
+/// (`previous`) stores as exactly the same bytes is kept from there rather than copied; `spill`,
+/// if given, may take the others onto disk.
 pub fn fingerprint_for_approval(
     inputs: &Inputs,
     options: &FingerprintOptions,
     previous: Option<&Lock>,
+    spill: Option<&Spill>,
 ) -> Fingerprints {
     let algorithm = options.algorithm;
     let (digests, approvables) = inputs
@@ -163,7 +167,9 @@ pub fn fingerprint_for_approval(
             with_canonical(object, options, |bytes, members| {
                 (
                     Some(bytes_digest(algorithm, bytes)),
-                    Mutex::new(Some(Approvable::of(algorithm, bytes, members, stored))),
+                    Mutex::new(Some(Approvable::of(
+                        algorithm, bytes, members, stored, spill,
+                    ))),
                 )
             })
         })

@@ -22,6 +22,7 @@ use crate::render::count;
 use crate::render::paint::Paint;
 use crate::scan::{load_inputs_each, stream_lock};
 use crate::source::display_path;
+use crate::spill::Spill;
 use crate::state::{Fingerprints, fingerprint_all, fingerprint_for_approval, server_states};
 
 pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
@@ -111,7 +112,8 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
 
 /// The snapshots to approve. When every tool is approved, what each stores is taken file by
 /// file as it is read, and the file's tree freed (a tree takes twice its text); each definition
-/// that the `previous` lock stores as exactly the same bytes is kept from there.
+/// that the `previous` lock stores as exactly the same bytes is kept from there, and the others
+/// go to a spill until the lock is written.
 fn scanned(
     env: &Env,
     args: &LockArgs,
@@ -120,13 +122,15 @@ fn scanned(
     previous: Option<&Lock>,
 ) -> Result<(Inputs, Option<Fingerprints>), Vec<Error>> {
     let options = env.config.fingerprint_options();
+    let spill = Spill::beside(lock_path);
     let (inputs, per_file) = load_inputs_each(
         &env.paths(&args.paths),
         std::slice::from_ref(&lock_path.to_path_buf()),
         false,
         env.config.limits.max_file_size(),
         |file| {
-            let prepared = every_tool.then(|| fingerprint_for_approval(file, &options, previous));
+            let prepared = every_tool
+                .then(|| fingerprint_for_approval(file, &options, previous, Some(&spill)));
             if prepared.is_some() {
                 file.free_snapshots();
             }

@@ -16,6 +16,7 @@ use crate::fingerprint::{DigestText, FieldDigests, FingerprintOptions, ToolDiges
 use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 use crate::on_disk::{OnDisk, Sealed};
+use crate::spill::Spill;
 
 #[derive(Clone, Debug)]
 pub enum Definition {
@@ -27,9 +28,9 @@ pub enum Definition {
     Written(Arc<Vec<u8>>),
     /// In a lockfile's text.
     Stored(Arc<Stored>),
-    /// A new approval whose written form is exactly a stored definition's text (an unchanged
-    /// tool, re-approved): written as that text, so that re-approving a large lock does not
-    /// hold a second copy of every definition.
+    /// A new approval whose written form is on disk: exactly a stored definition's text (an
+    /// unchanged tool, re-approved), so that re-approving a large lock does not hold a second
+    /// copy of every definition; or appended to the run's spill (see [`crate::spill`]).
     Kept(Arc<Stored>),
 }
 
@@ -215,8 +216,13 @@ impl Definition {
 
     /// An approved definition from its canonical bytes (the tool as hashed: without `_meta`
     /// and excluded fields), written as the lockfile will hold it: the `previous` definition of
-    /// the tool when that is stored as exactly these bytes, else a copy of its own.
-    pub fn approved(canonical: &[u8], previous: Option<&Definition>) -> Definition {
+    /// the tool when that is stored as exactly these bytes, else a copy of its own, which
+    /// `spill` may take onto disk.
+    pub fn approved(
+        canonical: &[u8],
+        previous: Option<&Definition>,
+        spill: Option<&Spill>,
+    ) -> Definition {
         thread_local! {
             /// Written into, then copied out at its exact length: a lock keeps every new
             /// definition, and a vector grown to fit keeps up to twice the bytes it holds.
@@ -225,8 +231,20 @@ impl Definition {
         SCRATCH.with_borrow_mut(|scratch| {
             scratch.clear();
             write_pretty_from_canonical(canonical, DEFINITION_INDENT, scratch);
-            match previous.and_then(|previous| stored_as(previous, scratch)) {
-                Some(stored) => Definition::Kept(stored),
+            if let Some(stored) = previous.and_then(|previous| stored_as(previous, scratch)) {
+                return Definition::Kept(stored);
+            }
+            match spill.and_then(|spill| spill.take(scratch)) {
+                Some((file, span)) => Definition::Kept(Arc::new(Stored {
+                    text: StoredText::OnDisk {
+                        file: Arc::clone(file),
+                        span,
+                        sealed: Sealed::of(scratch),
+                    },
+                    limits: Limits::default(),
+                    // Not read for a kept definition, whose digests are taken from its text.
+                    verified: Verified::Hashed(None),
+                })),
                 None => Definition::Written(Arc::new(scratch.to_vec())),
             }
         })
@@ -342,7 +360,7 @@ mod tests {
     fn an_approval_keeps_a_stored_definition_written_as_it_would_be() {
         let options = FingerprintOptions::default();
         let canonical = br#"{"description":"d","name":"t"}"#;
-        let fresh = Definition::approved(canonical, None);
+        let fresh = Definition::approved(canonical, None, None);
         assert!(matches!(fresh, Definition::Written(_)));
         let as_written = String::from_utf8(fresh.written().into_owned()).unwrap();
         for (text, kept) in [
@@ -356,10 +374,36 @@ mod tests {
             };
             let stored =
                 Definition::stored(&text, span, Limits::default(), &options, "t", None).unwrap();
-            let approved = Definition::approved(canonical, Some(&stored));
+            let approved = Definition::approved(canonical, Some(&stored), None);
             assert_eq!(matches!(approved, Definition::Kept(_)), kept, "{text}");
             assert_eq!(approved.written(), fresh.written(), "{text}");
             assert_eq!(approved.node(), fresh.node(), "{text}");
         }
+    }
+
+    /// A new definition appended to a spill is written back as it would be from memory; a
+    /// spill edited behind the run's back gives nothing, and says so.
+    #[cfg(unix)]
+    #[test]
+    fn a_spilled_approval_writes_what_memory_would() {
+        use std::os::unix::fs::FileExt;
+        let canonical = br#"{"description":"d","name":"t"}"#;
+        let fresh = Definition::approved(canonical, None, None);
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::on_disk_only(&dir.path().join("mcp.lock"));
+        let spilled = Definition::approved(canonical, None, Some(&spill));
+        assert!(matches!(spilled, Definition::Kept(_)));
+        assert_eq!(spilled.written(), fresh.written());
+        assert_eq!(spilled.node(), fresh.node());
+        assert!(spilled.changed_on_disk().is_none());
+        let Definition::Kept(stored) = &spilled else {
+            unreachable!()
+        };
+        let StoredText::OnDisk { file, .. } = &stored.text else {
+            panic!("on disk");
+        };
+        file.handle().unwrap().write_all_at(b"[", 0).unwrap();
+        assert!(spilled.written().is_empty());
+        assert!(spilled.changed_on_disk().is_some());
     }
 }
