@@ -44,13 +44,9 @@ impl Lock {
     /// Writes the lockfile's bytes to `out`, in order, stopping at the first error.
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         let mut top: Vec<(&str, Option<Vec<u8>>)> = self
-            .top_members()
+            .rendered_top()
             .into_iter()
-            .map(|(key, node)| {
-                let mut bytes = Vec::new();
-                write_pretty_at(&node, 1, &mut bytes);
-                (key, Some(bytes))
-            })
+            .map(|(key, bytes)| (key, Some(bytes)))
             .collect();
         top.push(("servers", None));
         top.sort_by(|a, b| compare_keys(a.0, b.0));
@@ -74,20 +70,9 @@ impl Lock {
     /// Whether this lock renders to exactly the bytes `other` renders to: compared server by
     /// server, in parallel, stopping at the first that differs.
     pub fn renders_as(&self, other: &Lock) -> bool {
-        let rendered = |lock: &Lock| {
-            let mut top = lock.top_members();
-            top.sort_by(|a, b| compare_keys(a.0, b.0));
-            top.into_iter()
-                .map(|(key, node)| {
-                    let mut bytes = Vec::new();
-                    write_pretty_at(&node, 1, &mut bytes);
-                    (key, bytes)
-                })
-                .collect::<Vec<_>>()
-        };
         let ours: Vec<_> = self.servers.iter().collect();
         let theirs: Vec<_> = other.servers.iter().collect();
-        rendered(self) == rendered(other)
+        self.rendered_top() == other.rendered_top()
             && ours.len() == theirs.len()
             && ours
                 .par_iter()
@@ -121,6 +106,21 @@ impl Lock {
             .values()
             .flat_map(|server| server.tools.values())
             .find_map(|tool| tool.definition.changed_on_disk())
+    }
+
+    /// The top-level members other than `servers`, each rendered, in canonical order.
+    fn rendered_top(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let mut top: Vec<(&str, Vec<u8>)> = self
+            .top_members()
+            .into_iter()
+            .map(|(key, node)| {
+                let mut bytes = Vec::new();
+                write_pretty_at(&node, 1, &mut bytes);
+                (key, bytes)
+            })
+            .collect();
+        top.sort_by(|a, b| compare_keys(a.0, b.0));
+        top
     }
 
     /// The top-level members other than `servers`, in no particular order.
