@@ -250,8 +250,8 @@ impl Definition {
         })
     }
 
-    /// The lockfile this definition was read back from, when it no longer held it (its
-    /// [`Definition::written`] bytes were then empty).
+    /// The file this definition was read back from (the previous lockfile, or the spill),
+    /// when it no longer held it (its [`Definition::written`] bytes were then empty).
     pub fn changed_on_disk(&self) -> Option<&std::path::Path> {
         match self {
             Definition::Stored(stored) | Definition::Kept(stored) => match &stored.text {
