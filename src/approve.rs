@@ -238,13 +238,7 @@ fn approve_server(
             // that does not change.
             let object = current.object()?;
             Some(with_canonical(&object, options, |bytes, members| {
-                Approvable::of(
-                    options.algorithm,
-                    bytes,
-                    members,
-                    before.map(|b| &b.definition),
-                    None,
-                )
+                Approvable::of(options.algorithm, bytes, members, before, None)
             }))
         }) else {
             continue;

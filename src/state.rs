@@ -83,17 +83,24 @@ pub struct Approvable {
 
 impl Approvable {
     /// From a tool's canonical bytes and where each member sits in them (see
-    /// [`with_canonical`]), and the definition the previous lock stores for it, if any.
+    /// [`with_canonical`]), and what the previous lock stores for it, if anything: its field
+    /// digests, when they are the same, are shared with it rather than held twice (at 1M tools,
+    /// 380 MB), and so is its definition (see [`Definition::approved`]).
     pub fn of(
         algorithm: Algorithm,
         canonical: &[u8],
         members: &[MemberBytes<'_>],
-        previous: Option<&Definition>,
+        previous: Option<&LockedTool>,
         spill: Option<&Spill>,
     ) -> Approvable {
+        let fields = fingerprint::field_digests(algorithm, canonical, members);
+        let fields = match previous {
+            Some(previous) if previous.fields == fields => previous.fields.clone(),
+            _ => fields,
+        };
         Approvable {
-            fields: fingerprint::field_digests(algorithm, canonical, members),
-            definition: Definition::approved(canonical, previous, spill),
+            fields,
+            definition: Definition::approved(canonical, previous.map(|p| &p.definition), spill),
         }
     }
 }
@@ -163,7 +170,7 @@ pub fn fingerprint_for_approval(
             let Some(object) = inputs.tool_object(server, tool) else {
                 return (None, Mutex::new(None));
             };
-            let stored = previous.and_then(|lock| lock.definition_of(&server.name, &tool.name));
+            let stored = previous.and_then(|lock| lock.tool_of(&server.name, &tool.name));
             with_canonical(object, options, |bytes, members| {
                 (
                     Some(bytes_digest(algorithm, bytes)),

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use compact_str::CompactString;
 
@@ -99,9 +100,10 @@ impl fmt::Debug for DigestText {
     }
 }
 
-/// Field digests by field name, sorted by name.
+/// Field digests by field name, sorted by name. Shared when cloned: a refreshed lock's
+/// unchanged tools hold the previous lock's (see `state::Approvable::of`).
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct FieldDigests(Box<[(CompactString, DigestText)]>);
+pub struct FieldDigests(Arc<[(CompactString, DigestText)]>);
 
 impl FieldDigests {
     pub fn get(&self, field: &str) -> Option<&DigestText> {

@@ -210,10 +210,9 @@ impl Lock {
         }
     }
 
-    /// The definition the lock stores for tool `tool` of server `server`, if any.
-    pub fn definition_of(&self, server: &str, tool: &str) -> Option<&Definition> {
-        let tool = self.servers.get(server)?.tools.get(tool)?;
-        Some(&tool.definition)
+    /// What the lock stores for tool `tool` of server `server`, if anything.
+    pub fn tool_of(&self, server: &str, tool: &str) -> Option<&LockedTool> {
+        self.servers.get(server)?.tools.get(tool)
     }
 
     pub fn tool_count(&self) -> usize {
