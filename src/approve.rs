@@ -355,6 +355,29 @@ mod tests {
         let tools = &new.servers["s"].tools;
         assert!(matches!(tools["a"].definition, Definition::Kept(_)));
         assert!(matches!(tools["b"].definition, Definition::Written(_)));
+        // Field digests too, when they are the same (here for both tools: the edit is in the
+        // stored definition, not in its digests).
+        let stored = &previous.servers["s"].tools;
+        assert!(tools["a"].fields.shared_with(&stored["a"].fields));
+        assert!(tools["b"].fields.shared_with(&stored["b"].fields));
+        let (other, _) = Lock::parse(
+            Path::new("mcp.lock"),
+            rendered.replacen(
+                "\"description\": \"sha256:",
+                "\"description\": \"sha256:0",
+                1,
+            ),
+        )
+        .unwrap();
+        let refreshed = fingerprint_for_approval(&inputs, &options, Some(&other), None);
+        let states = server_states(&inputs, &refreshed);
+        let again = approve(Some(&other), &states, &states, &options, &approval).unwrap();
+        let shared = |name: &str| {
+            again.servers["s"].tools[name]
+                .fields
+                .shared_with(&other.servers["s"].tools[name].fields)
+        };
+        assert_eq!((shared("a"), shared("b")), (false, true), "{rendered}");
         let states = server_states(&inputs, &separate);
         let fresh = approve(None, &states, &states, &options, &approval).unwrap();
         for name in ["a", "b"] {

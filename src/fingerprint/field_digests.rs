@@ -124,6 +124,12 @@ impl FieldDigests {
         self.iter().map(|(name, _)| name)
     }
 
+    /// Whether these are the very digests `other` holds, not a copy.
+    #[cfg(test)]
+    pub fn shared_with(&self, other: &FieldDigests) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// A copy with `field`'s digest set to `digest`.
     #[cfg(test)]
     pub fn with(&self, field: &str, digest: &str) -> FieldDigests {
