@@ -18,6 +18,8 @@
 #        check  `mcp-scan check snapshots --lock mcp.lock --format sarif --output /dev/null
 #                --fail-on none` (with lock, every rule enabled, SARIF report)
 #        lock   `mcp-scan lock snapshots --lock <fresh temp file>` (no previous lock)
+#        refresh  `mcp-scan lock snapshots --lock <copy of mcp.lock>`: approving the drift
+#               (the copy is made before each run, untimed)
 #        lock -c  `mcp-scan lock snapshots --lock mcp.lock --check`: is the committed lock up
 #               to date (what CI and a pre-commit hook run; exit 1, as the corpus drifted)
 #        show   `mcp-scan show --lock mcp.lock`: the lock's load alone
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --huge) HUGE=1 ;;
         --sizes) SIZES="$2"; shift ;;
-        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -80,6 +82,8 @@ measure() {
     for ((i = 0; i < runs; i++)); do
         out="$TMP/time.$i"
         local start end
+        # Untimed set-up before each run (a function name), e.g. a fresh copy of a file.
+        [ -n "${PREPARE:-}" ] && "$PREPARE"
         start=$(date +%s.%N)
         # Every measured command exits with $EXPECT (0 unless set: check runs with --fail-on
         # none): anything else is a failure, never a figure.
@@ -133,6 +137,15 @@ for size in $SIZES; do
     measure $RUNS "${lock[@]}"; w=$WALL r=$RSS
     measure $RUNS env RAYON_NUM_THREADS=1 "${lock[@]}"; w1=$WALL
     row lock "$size" "$bytes" "$w" "$r" "$w1"
+
+    # What a reviewer runs to approve drift: refreshing the committed lock, over a copy of it
+    # made before each run (untimed).
+    refreshed="$TMP/refreshed.lock"
+    copy_lock() { cp "$dir/mcp.lock" "$refreshed"; }
+    refresh=("$BIN" lock "$snaps" --lock "$refreshed" --approved-by bench --max-file-size 16GiB)
+    PREPARE=copy_lock measure $RUNS "${refresh[@]}"; w=$WALL r=$RSS
+    PREPARE=copy_lock measure $RUNS env RAYON_NUM_THREADS=1 "${refresh[@]}"; w1=$WALL
+    row refresh "$size" "$bytes" "$w" "$r" "$w1"
 
     # What CI and a pre-commit hook run: is the committed lock up to date? The corpus's
     # drifted tools make the answer no (exit 1).
