@@ -13,6 +13,14 @@ use tempfile::NamedTempFile;
 /// few kilobytes.
 const BUFFER: usize = 1 << 20;
 
+/// The directory a file at `path` is in: `.` for a bare file name.
+pub fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// Writes `bytes` to `path` atomically; whether the file changed.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     let fill = |out: &mut dyn Write| out.write_all(bytes);
@@ -43,13 +51,9 @@ pub fn stage(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Staged> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
     let mut tmp = tempfile::Builder::new()
         .prefix(".mcp-scan.")
-        .tempfile_in(dir)?;
+        .tempfile_in(directory_of(path))?;
     let mut out = BufWriter::with_capacity(BUFFER, tmp.as_file_mut());
     fill(&mut out)?;
     out.flush()?;

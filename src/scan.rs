@@ -116,7 +116,7 @@ fn required_lock(
 /// The lock's errors that reading it would meet before its first byte (missing when required,
 /// not a regular file, over the size cap), found before the inputs are read: a run reads both
 /// at once, and waits for the inputs even when the lock fails.
-pub fn lock_readable(
+fn lock_readable(
     path: &std::path::Path,
     required: bool,
     max_file_size: ByteSize,

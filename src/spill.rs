@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::atomic_file::directory_of;
 use crate::json::Span;
 use crate::on_disk::OnDisk;
 
@@ -31,12 +32,8 @@ pub struct Spill {
 impl Spill {
     /// A spill in the directory of `lock_path` (the lock is written there, so it has room).
     pub fn beside(lock_path: &Path) -> Spill {
-        let dir = match lock_path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
         Spill {
-            dir: dir.to_path_buf(),
+            dir: directory_of(lock_path).to_path_buf(),
             file: OnceLock::new(),
             end: AtomicU64::new(0),
             held: AtomicU64::new(0),

@@ -95,7 +95,10 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
         eprintln!("backed up the previous lock to {}", display_path(&backup));
     }
     // The directory lock is held: the file is still the one compared above.
-    let written = !same_file && new.write(&lock_path).map_err(|e| vec![e])?;
+    let written = !same_file;
+    if written {
+        new.replace(&lock_path).map_err(|e| vec![e])?;
+    }
     let contents = format!(
         "{}, {}",
         count(new.servers.len(), "server"),

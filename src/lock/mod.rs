@@ -429,10 +429,7 @@ pub struct WriteGuard {
 
 impl WriteGuard {
     pub fn acquire(lock_path: &Path) -> Result<WriteGuard, Error> {
-        let dir = match lock_path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let dir = crate::atomic_file::directory_of(lock_path);
         let fail = |e: std::io::Error| {
             Error::in_file(
                 dir,

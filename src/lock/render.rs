@@ -89,6 +89,13 @@ impl Lock {
         if self.is_written_at(path)? {
             return Ok(false);
         }
+        self.replace(path)?;
+        Ok(true)
+    }
+
+    /// [`Lock::write`] for a caller that has just found the file does not hold these bytes
+    /// ([`Lock::is_written_at`]): replaces it without comparing again.
+    pub fn replace(&self, path: &Path) -> Result<(), Error> {
         let cannot = |e: io::Error| Error::in_file(path, format!("cannot write the lockfile: {e}"));
         let staged = atomic_file::stage(path, |out| self.write_to(out)).map_err(cannot)?;
         // A definition kept from the previous lock was read back from it as it was written:
@@ -96,8 +103,7 @@ impl Lock {
         if let Some(file) = self.changed_on_disk() {
             return Err(crate::source::changed_while_read(&[display_path(file)]));
         }
-        staged.persist().map_err(cannot)?;
-        Ok(true)
+        staged.persist().map_err(cannot)
     }
 
     /// The file a definition was read back from that no longer held it, if any.
