@@ -58,7 +58,7 @@ impl<'a> ToolState<'a> {
     /// freed.
     pub fn description_in(&self, text: &str) -> Option<Cow<'a, str>> {
         if self.file.tree_freed()
-            && let Some(span) = self.tool.description
+            && let Some(span) = self.tool.description_span
         {
             return match value_in(text, span)?.value {
                 Value::String(s) => Some(Cow::Owned(s.into())),

@@ -33,7 +33,11 @@ struct Entry<'a> {
 
 impl Entry<'_> {
     fn location(&self) -> Location {
-        Location::new(self.source, self.state.tool.pointer.key("name"))
+        let location = Location::new(self.source, self.state.tool.pointer.key("name"));
+        match self.state.tool.name_span {
+            Some(span) => location.found_at(span),
+            None => location,
+        }
     }
 }
 

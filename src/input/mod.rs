@@ -63,9 +63,12 @@ pub enum Origin {
 pub struct ToolRef {
     pub name: String,
     pub pointer: Pointer,
+    /// Where the tool's `name` string sits in the source text (`None` for a lockfile given
+    /// as an input): a finding on the name is located from it once the file's tree is freed.
+    pub name_span: Option<Span>,
     /// Where the tool's `description` string sits in the source text, when it has one: a
     /// check across files reads it from there once the file's tree is freed.
-    pub description: Option<Span>,
+    pub description_span: Option<Span>,
 }
 
 /// A file that holds no snapshot (valid JSON of another kind), or a `*.json` entry of a walk that
@@ -267,8 +270,9 @@ fn lock_servers(lock: &Lock, source: SourceId) -> Vec<Server> {
                     name: tool.clone(),
                     pointer: Lock::definition_pointer(name, tool),
                     // Not kept for a lockfile given as an input (rare): once its tree is
-                    // freed, asking for a description parses the lockfile again.
-                    description: None,
+                    // freed, asking for a name or description parses the lockfile again.
+                    name_span: None,
+                    description_span: None,
                 })
                 .collect(),
         })

@@ -201,12 +201,13 @@ fn read_result(
 
 fn read_tool(node: &Node, pointer: Pointer, decoder: &Decoder<'_>) -> Result<ToolRef, Error> {
     let obj = decoder.object(node, &format!("the tool at `{pointer}`"))?;
-    let name = decoder.required(node, obj, "name", &format!("the tool at `{pointer}`"))?;
-    let name = decoder.string(name, "a tool's `name`")?;
+    let name_node = decoder.required(node, obj, "name", &format!("the tool at `{pointer}`"))?;
+    let name = decoder.string(name_node, "a tool's `name`")?;
     Ok(ToolRef {
         name: name.to_string(),
         pointer,
-        description: obj
+        name_span: Some(name_node.span),
+        description_span: obj
             .get("description")
             .filter(|d| d.as_str().is_some())
             .map(|d| d.span),
@@ -218,7 +219,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::json::{Dialect, Limits, parse};
+    use crate::json::{Dialect, Limits, Span, parse};
 
     fn shape(text: &str) -> Result<Shape, String> {
         let root = parse(text, Dialect::Json, &Limits::default()).map_err(|e| e.message)?;
@@ -268,6 +269,28 @@ mod tests {
             assert_eq!(got_kind, *kind, "{text}");
             assert_eq!(got_tools, *tools, "{text}");
         }
+    }
+
+    #[test]
+    fn records_where_each_tools_name_and_description_sit() {
+        let text =
+            r#"{"tools":[{"description":"Reads \"x\".","name":"read"},{"name":"b\u0061d"}]}"#;
+        let Ok(Shape::Snapshot(snapshot)) = shape(text) else {
+            panic!("not a snapshot");
+        };
+        let at = |span: Option<Span>| span.and_then(|s| text.get(s.start..s.end));
+        let spans: Vec<_> = snapshot
+            .tools
+            .iter()
+            .map(|t| (at(t.name_span), at(t.description_span)))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (Some(r#""read""#), Some(r#""Reads \"x\".""#)),
+                (Some(r#""b\u0061d""#), None),
+            ]
+        );
     }
 
     #[test]
