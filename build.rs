@@ -1,5 +1,5 @@
 //! Embeds every rule file under `rules/` into the binary, as JSON, with the prefilter clauses of
-//! every pattern in them.
+//! every pattern in them and whether it is sentence-bound.
 //!
 //! `rerun-if-changed` on the directory makes Cargo rescan it, so adding a rule file triggers a
 //! rebuild (unlike `include_dir!`). Start-up is most of a pre-commit hook's run on a small
@@ -18,6 +18,10 @@ use serde::Deserialize;
 #[path = "src/rules/clauses.rs"]
 #[allow(dead_code)] // the build script needs only `clauses`
 mod clauses;
+
+#[path = "src/rules/sentences.rs"]
+#[allow(dead_code)] // the build script needs only `sentence_bound`
+mod sentences;
 
 #[path = "src/rules/bit_set.rs"]
 #[allow(dead_code)]
@@ -86,9 +90,12 @@ fn main() {
     }
     code.push_str("];\n");
     // Sorted by pattern, for a binary search.
-    code.push_str("pub static BUILTIN_CLAUSES: &[(&str, &[&[&[u8]]])] = &[\n");
+    code.push_str("/// A pattern's clauses, each a list of literals.\n");
+    code.push_str("pub type Clauses = &'static [&'static [&'static [u8]]];\n");
+    code.push_str("pub static BUILTIN_GATING: &[(&str, bool, Clauses)] = &[\n");
     for (pattern, found) in &patterns {
-        let _ = write!(code, "    ({pattern:?}, &[");
+        let bound = sentences::sentence_bound(pattern);
+        let _ = write!(code, "    ({pattern:?}, {bound}, &[");
         for clause in found {
             code.push_str("&[");
             for literal in clause {

@@ -167,6 +167,19 @@ impl DenseDfa {
 
     /// Calls `found` once with each match set reached somewhere in `haystack`, ascending.
     pub fn match_sets_in(&self, haystack: &[u8], mut found: impl FnMut(usize)) {
+        self.match_sets_by_part(haystack, [haystack.len()], |_, set| found(set));
+    }
+
+    /// Walks `haystack` once, in consecutive parts that end at each of `ends` (ascending; the
+    /// last should be the haystack's length), and calls `found` with each part's index and
+    /// each match set reached in it (a literal belongs to the part it ends in), part by part,
+    /// ascending.
+    pub fn match_sets_by_part(
+        &self,
+        haystack: &[u8],
+        ends: impl IntoIterator<Item = usize>,
+        mut found: impl FnMut(usize, usize),
+    ) {
         // On the stack for up to 2047 match sets (the built-in rules have 1261): this runs once
         // per string, most strings are short, and an allocation costs as much as walking a few
         // dozen bytes.
@@ -180,23 +193,31 @@ impl DenseDfa {
                 &mut on_heap
             }
         };
-        self.walk(haystack, seen);
-        // Set 0 is every byte where no literal ends.
-        bit_set::ones(seen)
-            .skip_while(|&set| set == 0)
-            .for_each(&mut found);
+        let (mut state, mut start) = (0, 0);
+        for (part, end) in ends.into_iter().enumerate() {
+            let Some(bytes) = haystack.get(start..end) else {
+                break;
+            };
+            seen.fill(0);
+            state = self.walk(state, bytes, seen);
+            // Set 0 is every byte where no literal ends.
+            bit_set::ones(seen)
+                .skip_while(|&set| set == 0)
+                .for_each(|set| found(part, set));
+            start = end;
+        }
     }
 
-    /// Sets bit `s` of `seen` for every match set `s` reached in `haystack`, and bit 0 for every
-    /// byte that reaches none.
-    fn walk(&self, haystack: &[u8], seen: &mut [u64]) {
-        let mut state = 0usize;
+    /// Sets bit `s` of `seen` for every match set `s` reached in `haystack`, walked from
+    /// `state`, and bit 0 for every byte that reaches none; the state it ends in.
+    fn walk(&self, mut state: usize, haystack: &[u8], seen: &mut [u64]) -> usize {
         for &byte in haystack {
             let class = usize::from(self.classes[usize::from(byte)]);
             state = self.next(state * self.columns + class);
             let set = self.match_of.get(state).copied().unwrap_or(0);
             bit_set::insert(seen, usize::from(set));
         }
+        state
     }
 
     /// Entry `i` of the table (0, the start state, past its end: never, for a table built

@@ -1,8 +1,9 @@
 //! The first stage of the pattern prefilter: one pass over a string finds every literal of
 //! every pattern's clauses (see [`super::clauses`]), and a pattern is a candidate only when each
-//! of its clauses has a literal in the string. One Aho-Corasick automaton finds them, and builds
-//! in a millisecond or two, where the lazy DFA over the same patterns spent most of a small scan
-//! building its states. So patterns with clauses skip the DFA altogether, and the rule's own
+//! of its clauses has a literal in the string: for a sentence-bound pattern (see
+//! [`super::sentences`]), in one sentence of it, which the same walk tells apart. One
+//! Aho-Corasick automaton finds them, and builds in a millisecond or two, where the lazy DFA
+//! over the same patterns spent most of a small scan building its states. So patterns with clauses skip the DFA altogether, and the rule's own
 //! regex confirms each candidate. A pattern with no clause at all (`[A-Za-z0-9+/]{40,}`) is not
 //! gated here; the lazy DFA of the later stage runs it.
 //!
@@ -21,9 +22,9 @@ use foldhash::HashMap;
 
 use super::background::Background;
 use super::bit_set;
-use super::clauses::Clause;
 use super::dense_dfa::{DenseDfa, literal_nfa};
 use super::embedded;
+use super::{Gating, sentences};
 
 /// Which patterns' clauses all have a literal in a string.
 #[derive(Debug)]
@@ -39,7 +40,13 @@ pub struct LiteralGate {
     /// only when its first clause is hit (a long string hits hundreds of clauses, most of them
     /// some pattern's second or third).
     first_clauses: Vec<u64>,
+    /// Which patterns no match of which leaves a sentence (see [`sentences`]).
+    sentence_bound: Vec<bool>,
 }
+
+/// A gated pattern that may match a haystack, and the part of the haystack where a match of it
+/// would lie.
+pub type Candidate = (usize, Range<usize>);
 
 /// What finds the literals.
 #[derive(Debug)]
@@ -173,6 +180,18 @@ impl DenseGate {
             .match_sets_in(haystack, |set| hits.mark_all(self.set_clauses.of(set)));
         hits
     }
+
+    /// The match sets reached in each of `sentences` of `haystack`, as (sentence, set) in
+    /// sentence order, in one walk: each sentence is walked with the period after it, so the
+    /// walk covers every byte (a literal that holds a period, which no sentence-bound pattern
+    /// has, counts for the sentence it ends in).
+    fn sets_by_sentence(&self, haystack: &[u8], sentences: &[Range<usize>]) -> Vec<(usize, usize)> {
+        let ends = sentences.iter().map(|s| (s.end + 1).min(haystack.len()));
+        let mut sets = Vec::new();
+        self.dfa
+            .match_sets_by_part(haystack, ends, |sentence, set| sets.push((sentence, set)));
+        sets
+    }
 }
 
 /// The clauses a string has a literal of, bit `c` for clause `c`: marking each literal's
@@ -300,14 +319,14 @@ impl Built {
 }
 
 impl LiteralGate {
-    /// The gate over `patterns`, each given by its clauses.
-    pub fn new(patterns: &[Vec<Clause>]) -> LiteralGate {
+    /// The gate over `patterns`.
+    pub fn new(patterns: &[Gating]) -> LiteralGate {
         LiteralGate::with_table(patterns, true)
     }
 
     /// The gate over `patterns`, with the builtin table when `may_embed` and it has every
     /// literal of them.
-    fn with_table(patterns: &[Vec<Clause>], may_embed: bool) -> LiteralGate {
+    fn with_table(patterns: &[Gating], may_embed: bool) -> LiteralGate {
         // The builtin literals first, numbered as the embedded table numbers them; a literal
         // they lack is numbered after them.
         let mut literals: Vec<&[u8]> = embedded::GATE_LITERALS.to_vec();
@@ -319,9 +338,9 @@ impl LiteralGate {
         let mut literal_clauses: Vec<Vec<usize>> = vec![Vec::new(); literals.len()];
         let mut clause_patterns = Vec::new();
         let mut pattern_clauses = Vec::new();
-        for (pattern, clauses) in patterns.iter().enumerate() {
+        for (pattern, gating) in patterns.iter().enumerate() {
             let first = clause_patterns.len();
-            for clause in clauses {
+            for clause in &gating.clauses {
                 let id = clause_patterns.len();
                 clause_patterns.push(pattern);
                 for literal in clause {
@@ -358,20 +377,16 @@ impl LiteralGate {
             clause_patterns,
             pattern_clauses,
             first_clauses,
+            sentence_bound: patterns.iter().map(|g| g.sentence_bound).collect(),
         }
     }
 
-    /// The clauses with a literal in `haystack`, by whichever automaton is ready; `None` when
-    /// none could be built.
-    fn clauses_in(&self, haystack: &[u8]) -> Option<ClauseHits> {
+    /// The dense table, when it is ready for a haystack of `len` bytes (see
+    /// [`Built::dense_for`]).
+    fn table_for(&self, len: usize) -> Option<&DenseGate> {
         match &self.automata {
-            Automata::Embedded(table) => Some(table.clauses_in(haystack)),
-            Automata::Built(built) => {
-                match built.dense_for(haystack.len(), &self.literal_clauses) {
-                    Some(dense) => Some(dense.clauses_in(haystack)),
-                    None => self.clauses_by(built.nfa()?, haystack),
-                }
-            }
+            Automata::Embedded(table) => Some(table),
+            Automata::Built(built) => built.dense_for(len, &self.literal_clauses),
         }
     }
 
@@ -390,20 +405,108 @@ impl LiteralGate {
             .is_some_and(|clauses| !clauses.is_empty())
     }
 
-    /// The gated patterns whose every clause has a literal in `haystack`, ascending.
-    pub fn candidates(&self, haystack: &[u8]) -> Vec<usize> {
+    /// The gated patterns whose every clause has a literal in `haystack` (for a
+    /// sentence-bound pattern, in one sentence), ascending, each with where its match would
+    /// lie: the whole haystack, or for a sentence-bound pattern, from the start of the first
+    /// sentence that has all its clauses to the end of the last.
+    pub fn candidates(&self, haystack: &[u8]) -> Vec<Candidate> {
+        let whole = || 0..haystack.len();
         // Checked before the walk: its literals would not decide for such a string.
-        let hits = if folds_to_ascii_letter(haystack) {
-            None
-        } else {
-            self.clauses_in(haystack)
+        if folds_to_ascii_letter(haystack) {
+            return self.every_gated(whole());
+        }
+        let hits = match self.table_for(haystack.len()) {
+            Some(table) if sentences::has_periods(haystack) => {
+                return self.candidates_by_sentence(table, haystack);
+            }
+            Some(table) => Some(table.clauses_in(haystack)),
+            // Only the first bytes of a run with literals of its own come here, so the NFA
+            // gives no sentences: a sentence-bound pattern only narrows.
+            None => match &self.automata {
+                Automata::Built(built) => {
+                    built.nfa().and_then(|nfa| self.clauses_by(nfa, haystack))
+                }
+                Automata::Embedded(_) => None,
+            },
         };
         match hits {
-            Some(hits) => self.candidates_among(&hits),
-            None => (0..self.pattern_clauses.len())
-                .filter(|&pattern| self.gates(pattern))
+            Some(hits) => self
+                .candidates_among(&hits)
+                .into_iter()
+                .map(|p| (p, whole()))
                 .collect(),
+            None => self.every_gated(whole()),
         }
+    }
+
+    /// Every gated pattern, in `within`.
+    fn every_gated(&self, within: Range<usize>) -> Vec<Candidate> {
+        (0..self.pattern_clauses.len())
+            .filter(|&pattern| self.gates(pattern))
+            .map(|pattern| (pattern, within.clone()))
+            .collect()
+    }
+
+    /// [`LiteralGate::candidates`] for a haystack of several sentences, by the dense table.
+    fn candidates_by_sentence(&self, table: &DenseGate, haystack: &[u8]) -> Vec<Candidate> {
+        let sentences: Vec<Range<usize>> = sentences::sentences(haystack).collect();
+        let sets = table.sets_by_sentence(haystack, &sentences);
+        let mut whole = ClauseHits::default();
+        let mut marked = vec![0u64; table.dfa.match_sets().div_ceil(64) + 1];
+        for &(_, set) in &sets {
+            if !bit_set::contains(&marked, set) {
+                bit_set::insert(&mut marked, set);
+                whole.mark_all(table.set_clauses.of(set));
+            }
+        }
+        let (bound, free): (Vec<usize>, Vec<usize>) = self
+            .candidates_among(&whole)
+            .into_iter()
+            .partition(|&p| self.sentence_bound.get(p) == Some(&true));
+        let mut candidates: Vec<Candidate> =
+            free.into_iter().map(|p| (p, 0..haystack.len())).collect();
+        if bound.is_empty() {
+            return candidates;
+        }
+        // Each bound pattern's first and last sentence with all its clauses. A sentence
+        // reaches a dozen match sets or so, so each clause is looked up in their bits rather
+        // than every clause of the sentence marked (21 words a set for the builtin rules).
+        let mut spans: Vec<Option<Range<usize>>> = vec![None; bound.len()];
+        for group in sets.chunk_by(|a, b| a.0 == b.0) {
+            let Some(sentence) = group.first().and_then(|&(s, _)| sentences.get(s)) else {
+                continue;
+            };
+            let hit = |clause: usize| {
+                group
+                    .iter()
+                    .any(|&(_, set)| bit_set::contains(table.set_clauses.of(set), clause))
+            };
+            for (&pattern, span) in bound.iter().zip(&mut spans) {
+                let clauses = self
+                    .pattern_clauses
+                    .get(pattern)
+                    .cloned()
+                    .unwrap_or_default();
+                if clauses.into_iter().all(hit) {
+                    let start = span.as_ref().map_or(sentence.start, |s| s.start);
+                    *span = Some(start..sentence.end);
+                }
+            }
+        }
+        candidates.extend(
+            bound
+                .into_iter()
+                .zip(spans)
+                .filter_map(|(p, span)| Some((p, span?))),
+        );
+        candidates.sort_unstable_by_key(|&(p, _)| p);
+        candidates
+    }
+
+    fn all_clauses_in(&self, pattern: usize, hits: &ClauseHits) -> bool {
+        self.pattern_clauses
+            .get(pattern)
+            .is_some_and(|clauses| clauses.clone().all(|c| hits.contains(c)))
     }
 
     /// The gated patterns whose every clause is in `hits`, ascending (clauses are numbered
@@ -412,8 +515,7 @@ impl LiteralGate {
         hits.firsts(&self.first_clauses)
             .filter_map(|clause| {
                 let pattern = *self.clause_patterns.get(clause)?;
-                let clauses = self.pattern_clauses.get(pattern)?;
-                clauses.clone().all(|c| hits.contains(c)).then_some(pattern)
+                self.all_clauses_in(pattern, hits).then_some(pattern)
             })
             .collect()
     }
@@ -426,6 +528,14 @@ mod tests {
     use crate::rules::{Catalogue, Kind};
 
     impl LiteralGate {
+        /// The candidates' patterns alone.
+        fn patterns_in(&self, haystack: &[u8]) -> Vec<usize> {
+            self.candidates(haystack)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect()
+        }
+
         fn built(&self) -> &Built {
             match &self.automata {
                 Automata::Built(built) => built,
@@ -470,18 +580,19 @@ mod tests {
     /// A rule pack's literal the builtin table lacks makes the gate build its own automata.
     #[test]
     fn a_new_literal_builds_the_gate_its_own_automata() {
-        let builtin = LiteralGate::new(&[clauses(r"ignore\s+previous")]);
+        let builtin = LiteralGate::new(&[Gating::read(r"ignore\s+previous")]);
         assert!(matches!(builtin.automata, Automata::Embedded(_)));
-        assert_eq!(builtin.candidates(b"IGNORE all previous"), [0]);
-        let own = LiteralGate::new(&[clauses(r"zqxjv\s+previous")]);
+        assert_eq!(builtin.patterns_in(b"IGNORE all previous"), [0]);
+        let own = LiteralGate::new(&[Gating::read(r"zqxjv\s+previous")]);
         assert!(matches!(own.automata, Automata::Built(_)));
-        assert_eq!(own.candidates(b"ZQXJV previous"), [0]);
-        assert_eq!(own.candidates(b"ignore previous"), Vec::<usize>::new());
+        assert_eq!(own.patterns_in(b"ZQXJV previous"), [0]);
+        assert_eq!(own.patterns_in(b"ignore previous"), Vec::<usize>::new());
     }
 
     /// The gate may only widen: wherever a builtin pattern matches one of its rule's examples
     /// (as written, in upper case, or with the letters that fold to ASCII ones), the gate lets
-    /// the pattern through.
+    /// the pattern through, and the part of the text it gives holds the match, the example
+    /// alone or among other sentences.
     #[test]
     fn the_gate_passes_whatever_its_pattern_matches() {
         let catalogue = Catalogue::builtin().unwrap();
@@ -491,12 +602,12 @@ mod tests {
             .filter(|r| r.kind == Kind::Pattern)
             .collect();
         let patterns: Vec<&String> = rules.iter().flat_map(|r| &r.patterns).collect();
-        let clauses: Vec<Vec<Clause>> = patterns.iter().map(|p| clauses(p)).collect();
-        let embedded = LiteralGate::new(&clauses);
+        let gating: Vec<Gating> = patterns.iter().map(|p| Gating::read(p)).collect();
+        let embedded = LiteralGate::new(&gating);
         let Automata::Embedded(table) = &embedded.automata else {
             panic!("the builtin rules' gate builds its own automata");
         };
-        let gate = LiteralGate::with_table(&clauses, false);
+        let gate = LiteralGate::with_table(&gating, false);
         let (nfa, dense) = (gate.built().nfa().unwrap(), gate.dense());
         let mut checked = 0;
         for rule in rules {
@@ -517,7 +628,7 @@ mod tests {
                         checked += 1;
                         if folds_to_ascii_letter(text.as_bytes()) {
                             assert!(
-                                gate.candidates(text.as_bytes()).contains(&i) || !gate.gates(i)
+                                gate.patterns_in(text.as_bytes()).contains(&i) || !gate.gates(i)
                             );
                             continue;
                         }
@@ -534,6 +645,21 @@ mod tests {
                                 rule.id
                             );
                         }
+                        let among = format!("See the docs. {text}. Then stop, v1.2 is old.");
+                        for text in [text, &among] {
+                            let Some(found) = regex.find(text) else {
+                                continue;
+                            };
+                            let within = embedded.candidates(text.as_bytes());
+                            assert!(
+                                !embedded.gates(i)
+                                    || within.iter().any(|(p, r)| *p == i
+                                        && r.start <= found.start()
+                                        && found.end() <= r.end),
+                                "{}: {pattern} on {text:?}: {within:?}",
+                                rule.id
+                            );
+                        }
                     }
                 }
             }
@@ -545,38 +671,67 @@ mod tests {
     /// answers.
     #[test]
     fn the_dense_table_takes_over_with_the_same_answers() {
-        let gate = LiteralGate::with_table(&[clauses(r"ignore\s+previous")], false);
+        let gate = LiteralGate::with_table(&[Gating::read(r"ignore\s+previous")], false);
         let filler = "x".repeat(DENSE_AFTER_BYTES);
         assert!(gate.built().dense.get().is_none());
-        assert_eq!(gate.candidates(filler.as_bytes()), Vec::<usize>::new());
+        assert_eq!(gate.patterns_in(filler.as_bytes()), Vec::<usize>::new());
         assert!(gate.built().dense.get().is_some_and(Option::is_some));
-        assert_eq!(gate.candidates(b"Ignore PREVIOUS"), [0]);
-        assert_eq!(gate.candidates(b"ignore"), Vec::<usize>::new());
+        assert_eq!(gate.patterns_in(b"Ignore PREVIOUS"), [0]);
+        assert_eq!(gate.patterns_in(b"ignore"), Vec::<usize>::new());
     }
 
     #[test]
     fn a_pattern_passes_when_every_clause_has_a_literal() {
         let gate = LiteralGate::new(&[
-            clauses(r"ignore\s+previous"),
-            clauses(r"[ \t]{80,}\S"),
-            clauses(r"\w+"),
+            Gating::read(r"ignore\s+previous"),
+            Gating::read(r"[ \t]{80,}\S"),
+            Gating::read(r"\w+"),
         ]);
         assert!(gate.gates(0) && gate.gates(1) && !gate.gates(2));
-        assert_eq!(gate.candidates(b"IGNORE the PREVIOUS"), [0]);
-        assert_eq!(gate.candidates(b"ignore this"), Vec::<usize>::new());
+        assert_eq!(gate.patterns_in(b"IGNORE the PREVIOUS"), [0]);
+        assert_eq!(gate.patterns_in(b"ignore this"), Vec::<usize>::new());
         // Overlapping literals are all found: `previous` inside `ignoreprevious`, and five
         // blanks in a row (as many copies of `[ \t]` as fit in a run) at every offset.
-        assert_eq!(gate.candidates(b"ignoreprevious \t   x"), [0, 1]);
-        assert_eq!(gate.candidates(b"ignore previous    x"), [0]);
-        assert_eq!(gate.candidates(b""), Vec::<usize>::new());
+        assert_eq!(gate.patterns_in(b"ignoreprevious \t   x"), [0, 1]);
+        assert_eq!(gate.patterns_in(b"ignore previous    x"), [0]);
+        assert_eq!(gate.patterns_in(b""), Vec::<usize>::new());
+    }
+
+    /// A sentence-bound pattern is a candidate only where one sentence has all its clauses,
+    /// from the first such sentence to the last; another pattern wherever its clauses are.
+    #[test]
+    fn a_sentence_bound_pattern_needs_its_clauses_in_one_sentence() {
+        let patterns = [
+            Gating::read(r"ignore\s+previous"),
+            Gating::read(r"ignore.+previous"),
+        ];
+        assert!(patterns[0].sentence_bound && !patterns[1].sentence_bound);
+        let gate = LiteralGate::new(&patterns);
+        assert!(matches!(gate.automata, Automata::Embedded(_)));
+        let text = "Ignore it. Then previous ones.";
+        assert_eq!(gate.candidates(text.as_bytes()), [(1, 0..text.len())]);
+        let text = "Intro. Ignore previous. Middle. ignore the previous. End";
+        assert_eq!(
+            gate.candidates(text.as_bytes()),
+            [(0, 6..51), (1, 0..text.len())]
+        );
+        // Without a period, or by the NFA a rule pack's own literals start with (which sees
+        // no sentences), the whole text.
+        let text = "ignore the previous";
+        assert_eq!(gate.candidates(text.as_bytes()), [(0, 0..19), (1, 0..19)]);
+        let own = LiteralGate::new(&[Gating::read(r"zqxjv\s+previous")]);
+        let text = "zqxjv. previous";
+        assert_eq!(own.candidates(text.as_bytes()), [(0, 0..text.len())]);
     }
 
     /// Literals that end at the same byte (one a suffix of the other) are all found, by the
     /// NFA and the dense table.
     #[test]
     fn finds_every_literal_that_ends_at_a_byte() {
-        let gate =
-            LiteralGate::with_table(&[clauses(r"previous"), clauses(r"vious\s+stuff")], false);
+        let gate = LiteralGate::with_table(
+            &[Gating::read(r"previous"), Gating::read(r"vious\s+stuff")],
+            false,
+        );
         let haystack = b"Previous stuff";
         let nfa = gate
             .clauses_by(gate.built().nfa().unwrap(), haystack)

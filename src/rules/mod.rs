@@ -15,6 +15,7 @@ pub mod pattern;
 mod piece_sets;
 mod prefilter;
 mod required_bytes;
+mod sentences;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -115,18 +116,40 @@ impl Catalogue {
     }
 }
 
-/// The clauses `build.rs` read off `pattern`, when it is a builtin rule's.
-fn builtin_clauses(pattern: &str) -> Option<Vec<clauses::Clause>> {
-    let found = embedded::BUILTIN_CLAUSES
-        .binary_search_by(|(p, _)| (*p).cmp(pattern))
-        .ok()?;
-    let (_, found) = embedded::BUILTIN_CLAUSES.get(found)?;
-    Some(
-        found
-            .iter()
-            .map(|clause| clause.iter().map(|literal| literal.to_vec()).collect())
-            .collect(),
-    )
+/// What the prefilter reads off a pattern: the clauses every match satisfies (see
+/// [`clauses`]) and whether every match lies within one sentence (see [`sentences`]).
+#[derive(Debug, PartialEq, Eq)]
+struct Gating {
+    clauses: Vec<clauses::Clause>,
+    sentence_bound: bool,
+}
+
+impl Gating {
+    /// What `build.rs` read off `pattern` when it is a builtin rule's, else read now.
+    fn of(pattern: &str) -> Gating {
+        Gating::builtin(pattern).unwrap_or_else(|| Gating::read(pattern))
+    }
+
+    fn read(pattern: &str) -> Gating {
+        Gating {
+            clauses: clauses::clauses(pattern),
+            sentence_bound: sentences::sentence_bound(pattern),
+        }
+    }
+
+    fn builtin(pattern: &str) -> Option<Gating> {
+        let found = embedded::BUILTIN_GATING
+            .binary_search_by(|(p, _, _)| (*p).cmp(pattern))
+            .ok()?;
+        let (_, sentence_bound, clauses) = embedded::BUILTIN_GATING.get(found)?;
+        Some(Gating {
+            clauses: clauses
+                .iter()
+                .map(|clause| clause.iter().map(|literal| literal.to_vec()).collect())
+                .collect(),
+            sentence_bound: *sentence_bound,
+        })
+    }
 }
 
 /// The builtin rule files, which `build.rs` turned into JSON, validated as a user's are.
@@ -211,18 +234,23 @@ mod tests {
 
     /// What `build.rs` read off each builtin pattern is what the library reads off it now.
     #[test]
-    fn builtin_clauses_are_the_patterns_own() {
+    fn builtin_gating_is_the_patterns_own() {
         let catalogue = Catalogue::builtin().unwrap();
         let patterns: Vec<&String> = catalogue.rules().iter().flat_map(|r| &r.patterns).collect();
         assert!(patterns.len() > 100);
-        for pattern in patterns {
-            assert_eq!(
-                builtin_clauses(pattern),
-                Some(clauses::clauses(pattern)),
-                "{pattern}"
-            );
+        let mut bound = 0;
+        for pattern in &patterns {
+            let read = Gating::read(pattern);
+            bound += usize::from(read.sentence_bound);
+            assert_eq!(Gating::builtin(pattern), Some(read), "{pattern}");
         }
-        assert_eq!(builtin_clauses(r"not\s+a\s+builtin\s+pattern"), None);
+        // Most are phrases; some name files (`~/.ssh`) or hosts.
+        assert!(
+            bound * 4 > patterns.len() * 3,
+            "{bound} of {}",
+            patterns.len()
+        );
+        assert_eq!(Gating::builtin(r"not\s+a\s+builtin\s+pattern"), None);
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! go through a lazy DFA over their prefilter pieces ([`super::prefilter`],
 //! [`super::piece_sets`]), again one pass whatever the number of rules. Only a pattern that may
 //! match (of a rule that targets this kind of string) is compiled alone, on first use, to
-//! confirm and find where. Most strings match nothing, and start-up stays short: compiling
+//! confirm and find where, over the part of the string the gate names (for most patterns, the
+//! sentences that hold all their words: [`super::sentences`]). Most strings match nothing, and start-up stays short: compiling
 //! regexes dominates the run time of a small scan, so nothing is compiled before it is needed.
 //!
 //! Each pattern's regex exists in two forms. Most text is ASCII, and on ASCII text a pattern
@@ -23,10 +24,9 @@ use regex::bytes;
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 
-use super::clauses;
-use super::literal_gate::LiteralGate;
+use super::literal_gate::{Candidate, LiteralGate};
 use super::piece_sets::PieceSets;
-use super::{Kind, Rule};
+use super::{Gating, Kind, Rule};
 use crate::error::Error;
 use crate::finding::{Category, Severity};
 
@@ -268,12 +268,9 @@ impl PatternSet {
             });
         }
         let patterns = patterns_in_set_order(&compiled);
-        // The builtin patterns' clauses were read at build time; a user's are read here.
-        let clauses: Vec<_> = patterns
-            .iter()
-            .map(|p| super::builtin_clauses(p).unwrap_or_else(|| clauses::clauses(p)))
-            .collect();
-        let gate = LiteralGate::new(&clauses);
+        // The builtin patterns' were read at build time; a user's are read here.
+        let gating: Vec<Gating> = patterns.iter().map(|p| Gating::of(p)).collect();
+        let gate = LiteralGate::new(&gating);
         let pieces = PieceSets::new(ungated(patterns, &gate)).map_err(|e| set_error(rules, &e))?;
         Ok(PatternSet {
             rules: compiled,
@@ -286,7 +283,7 @@ impl PatternSet {
     /// Every rule targeting `target` that matches `text`, in rule-id order.
     pub fn find<'s>(&'s self, target: TargetKind, text: &str) -> Vec<Match<'s>> {
         let mut found: Vec<Match<'s>> = Vec::new();
-        for pattern in self.candidates(text) {
+        for (pattern, within) in self.candidates(text) {
             let Some(&(rule_index, pattern_index)) = self.owners.get(pattern) else {
                 continue;
             };
@@ -296,20 +293,31 @@ impl PatternSet {
             if !rule.targets.contains(&target) || found.iter().any(|m| m.rule.id == rule.id) {
                 continue;
             }
-            if let Some(range) = rule.find(pattern_index, text) {
+            let Some(part) = text.get(within.clone()) else {
+                continue;
+            };
+            if let Some(range) = rule.find(pattern_index, part) {
+                let range = range.start + within.start..range.end + within.start;
                 found.push(Match { rule, range });
             }
         }
         found
     }
 
-    /// The patterns that may match `text`, ascending: those the gate lets through, and those
-    /// whose pieces all match somewhere in it.
-    fn candidates(&self, text: &str) -> Vec<usize> {
+    /// The patterns that may match `text`, ascending, each with the part of `text` a match of
+    /// it would lie in: those the gate lets through, and those whose pieces all match
+    /// somewhere in it.
+    fn candidates(&self, text: &str) -> Vec<Candidate> {
         let mut candidates = self.gate.candidates(text.as_bytes());
         if let Some(pieces) = &self.pieces {
-            candidates.extend(pieces.candidates(text));
-            candidates.sort_unstable();
+            let whole = 0..text.len();
+            candidates.extend(
+                pieces
+                    .candidates(text)
+                    .into_iter()
+                    .map(|p| (p, whole.clone())),
+            );
+            candidates.sort_unstable_by_key(|&(p, _)| p);
         }
         candidates
     }
