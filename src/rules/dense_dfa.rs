@@ -167,19 +167,6 @@ impl DenseDfa {
 
     /// Calls `found` once with each match set reached somewhere in `haystack`, ascending.
     pub fn match_sets_in(&self, haystack: &[u8], mut found: impl FnMut(usize)) {
-        self.match_sets_by_part(haystack, [haystack.len()], |_, set| found(set));
-    }
-
-    /// Walks `haystack` once, in consecutive parts that end at each of `ends` (ascending; the
-    /// last should be the haystack's length), and calls `found` with each part's index and
-    /// each match set reached in it (a literal belongs to the part it ends in), part by part,
-    /// ascending.
-    pub fn match_sets_by_part(
-        &self,
-        haystack: &[u8],
-        ends: impl IntoIterator<Item = usize>,
-        mut found: impl FnMut(usize, usize),
-    ) {
         // On the stack for up to 2047 match sets (the built-in rules have 1261): this runs once
         // per string, most strings are short, and an allocation costs as much as walking a few
         // dozen bytes.
@@ -193,29 +180,51 @@ impl DenseDfa {
                 &mut on_heap
             }
         };
-        let (mut state, mut start) = (0, 0);
-        for (part, end) in ends.into_iter().enumerate() {
+        self.walk(0, haystack, |set| bit_set::insert(seen, usize::from(set)));
+        // Set 0 is every byte where no literal ends.
+        bit_set::ones(seen)
+            .skip_while(|&set| set == 0)
+            .for_each(&mut found);
+    }
+
+    /// The match sets reached in `haystack`, walked once in consecutive parts that end at each
+    /// of `ends` (ascending, the last the haystack's length): one entry for each byte where a
+    /// literal ends (so a set may come more than once), and where each part's entries end.
+    pub fn match_sets_by_part(
+        &self,
+        haystack: &[u8],
+        ends: impl IntoIterator<Item = usize>,
+    ) -> (Vec<u16>, Vec<usize>) {
+        // Appended without a branch: every byte writes its set past the end, and only a set
+        // other than 0 (no literal ends here) moves the end on. Prose reaches a set every ten
+        // bytes or so, too often and too irregularly for a branch to be predicted.
+        let mut sets = vec![0; haystack.len() + 1];
+        let mut part_ends = Vec::new();
+        let (mut state, mut start, mut len) = (0, 0, 0);
+        for end in ends {
             let Some(bytes) = haystack.get(start..end) else {
                 break;
             };
-            seen.fill(0);
-            state = self.walk(state, bytes, seen);
-            // Set 0 is every byte where no literal ends.
-            bit_set::ones(seen)
-                .skip_while(|&set| set == 0)
-                .for_each(|set| found(part, set));
+            state = self.walk(state, bytes, |set| {
+                if let Some(slot) = sets.get_mut(len) {
+                    *slot = set;
+                }
+                len += usize::from(set != 0);
+            });
+            part_ends.push(len);
             start = end;
         }
+        sets.truncate(len);
+        (sets, part_ends)
     }
 
-    /// Sets bit `s` of `seen` for every match set `s` reached in `haystack`, walked from
-    /// `state`, and bit 0 for every byte that reaches none; the state it ends in.
-    fn walk(&self, mut state: usize, haystack: &[u8], seen: &mut [u64]) -> usize {
+    /// Walks `haystack` from `state`, calling `reached` with the match set of every state it
+    /// steps into (0 where no literal ends); the state it ends in.
+    fn walk(&self, mut state: usize, haystack: &[u8], mut reached: impl FnMut(u16)) -> usize {
         for &byte in haystack {
             let class = usize::from(self.classes[usize::from(byte)]);
             state = self.next(state * self.columns + class);
-            let set = self.match_of.get(state).copied().unwrap_or(0);
-            bit_set::insert(seen, usize::from(set));
+            reached(self.match_of.get(state).copied().unwrap_or(0));
         }
         state
     }
@@ -304,5 +313,30 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(found(&dfa, text), want, "{text:?}");
         }
+    }
+
+    /// Walked in parts, each byte's set is logged in the part it ends in, and a literal that
+    /// spans two parts is found in the second: the walk goes on from where the first ended.
+    #[test]
+    fn logs_each_parts_sets_in_one_walk() {
+        let literals: Vec<Vec<u8>> = ["ab", "b", "a.b"].map(|l| l.as_bytes().to_vec()).into();
+        let dfa = DenseDfa::of_literals(&literals).unwrap();
+        let text = b"ab.bxa.b";
+        let (sets, ends) = dfa.match_sets_by_part(text, [3, 5, text.len()]);
+        assert_eq!(ends, [1, 2, 3]);
+        let parts: Vec<Vec<usize>> = [0..1, 1..2, 2..3]
+            .map(|r| {
+                let mut found: Vec<usize> = sets[r]
+                    .iter()
+                    .flat_map(|&s| dfa.patterns_of(s.into()).to_vec())
+                    .collect();
+                found.sort_unstable();
+                found
+            })
+            .into();
+        // `ab` and `b` in "ab.", `b` in "bx", and `a.b` (with its `b`) in "a.b".
+        assert_eq!(parts, [vec![0, 1], vec![1], vec![1, 2]]);
+        let (whole, ends) = dfa.match_sets_by_part(text, [text.len()]);
+        assert_eq!((whole, ends), (sets, vec![3]));
     }
 }

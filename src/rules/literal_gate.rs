@@ -180,18 +180,6 @@ impl DenseGate {
             .match_sets_in(haystack, |set| hits.mark_all(self.set_clauses.of(set)));
         hits
     }
-
-    /// The match sets reached in each of `sentences` of `haystack`, as (sentence, set) in
-    /// sentence order, in one walk: each sentence is walked with the period after it, so the
-    /// walk covers every byte (a literal that holds a period, which no sentence-bound pattern
-    /// has, counts for the sentence it ends in).
-    fn sets_by_sentence(&self, haystack: &[u8], sentences: &[Range<usize>]) -> Vec<(usize, usize)> {
-        let ends = sentences.iter().map(|s| (s.end + 1).min(haystack.len()));
-        let mut sets = Vec::new();
-        self.dfa
-            .match_sets_by_part(haystack, ends, |sentence, set| sets.push((sentence, set)));
-        sets
-    }
 }
 
 /// The clauses a string has a literal of, bit `c` for clause `c`: marking each literal's
@@ -450,10 +438,15 @@ impl LiteralGate {
     /// [`LiteralGate::candidates`] for a haystack of several sentences, by the dense table.
     fn candidates_by_sentence(&self, table: &DenseGate, haystack: &[u8]) -> Vec<Candidate> {
         let sentences: Vec<Range<usize>> = sentences::sentences(haystack).collect();
-        let sets = table.sets_by_sentence(haystack, &sentences);
+        // Each sentence is walked with the period after it, so that the walk covers every
+        // byte: a literal that holds a period (no sentence-bound pattern has one) counts for
+        // the sentence it ends in.
+        let ends = sentences.iter().map(|s| (s.end + 1).min(haystack.len()));
+        let (sets, sentence_ends) = table.dfa.match_sets_by_part(haystack, ends);
         let mut whole = ClauseHits::default();
         let mut marked = vec![0u64; table.dfa.match_sets().div_ceil(64) + 1];
-        for &(_, set) in &sets {
+        for &set in &sets {
+            let set = usize::from(set);
             if !bit_set::contains(&marked, set) {
                 bit_set::insert(&mut marked, set);
                 whole.mark_all(table.set_clauses.of(set));
@@ -472,14 +465,17 @@ impl LiteralGate {
         // reaches a dozen match sets or so, so each clause is looked up in their bits rather
         // than every clause of the sentence marked (21 words a set for the builtin rules).
         let mut spans: Vec<Option<Range<usize>>> = vec![None; bound.len()];
-        for group in sets.chunk_by(|a, b| a.0 == b.0) {
-            let Some(sentence) = group.first().and_then(|&(s, _)| sentences.get(s)) else {
+        let mut from = 0;
+        for (sentence, &to) in sentences.iter().zip(&sentence_ends) {
+            let group = sets.get(from..to).unwrap_or(&[]);
+            from = to;
+            if group.is_empty() {
                 continue;
-            };
+            }
             let hit = |clause: usize| {
                 group
                     .iter()
-                    .any(|&(_, set)| bit_set::contains(table.set_clauses.of(set), clause))
+                    .any(|&set| bit_set::contains(table.set_clauses.of(usize::from(set)), clause))
             };
             for (&pattern, span) in bound.iter().zip(&mut spans) {
                 let clauses = self
