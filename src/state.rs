@@ -39,11 +39,15 @@ pub struct ToolState<'a> {
 
 impl<'a> ToolState<'a> {
     /// The tool's definition: from its file's tree, or when that was freed (`check` frees each
-    /// file's tree after that file's own checks) parsed alone from where it sits in the text,
-    /// so only drifted tools and the like pay for it.
+    /// file's tree after that file's own checks) parsed alone from where it sits in the text
+    /// (as its tool records), so only drifted tools and the like pay for it.
     pub fn object(&self) -> Option<Cow<'a, Object>> {
         if self.file.tree_freed() {
-            return match self.file.value_at_pointer(&self.tool.pointer)?.value {
+            let node = match self.tool.span {
+                Some(span) => value_in(&self.file.text(), span),
+                None => self.file.value_at_pointer(&self.tool.pointer),
+            };
+            return match node?.value {
                 Value::Object(object) => Some(Cow::Owned(object)),
                 _ => None,
             };

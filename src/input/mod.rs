@@ -63,6 +63,10 @@ pub enum Origin {
 pub struct ToolRef {
     pub name: String,
     pub pointer: Pointer,
+    /// Where the tool's object sits in the source text (`None` for a lockfile given as an
+    /// input): a check across files parses the tool alone from there once the file's tree is
+    /// freed, rather than stepping through the file to it.
+    pub span: Option<Span>,
     /// Where the tool's `name` string sits in the source text (`None` for a lockfile given
     /// as an input): a finding on the name is located from it once the file's tree is freed.
     pub name_span: Option<Span>,
@@ -271,6 +275,7 @@ fn lock_servers(lock: &Lock, source: SourceId) -> Vec<Server> {
                     pointer: Lock::definition_pointer(name, tool),
                     // Not kept for a lockfile given as an input (rare): once its tree is
                     // freed, asking for a name or description parses the lockfile again.
+                    span: None,
                     name_span: None,
                     description_span: None,
                 })

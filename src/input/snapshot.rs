@@ -206,6 +206,7 @@ fn read_tool(node: &Node, pointer: Pointer, decoder: &Decoder<'_>) -> Result<Too
     Ok(ToolRef {
         name: name.to_string(),
         pointer,
+        span: Some(node.span),
         name_span: Some(name_node.span),
         description_span: obj
             .get("description")
@@ -272,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn records_where_each_tools_name_and_description_sit() {
+    fn records_where_each_tool_its_name_and_description_sit() {
         let text =
             r#"{"tools":[{"description":"Reads \"x\".","name":"read"},{"name":"b\u0061d"}]}"#;
         let Ok(Shape::Snapshot(snapshot)) = shape(text) else {
@@ -282,13 +283,17 @@ mod tests {
         let spans: Vec<_> = snapshot
             .tools
             .iter()
-            .map(|t| (at(t.name_span), at(t.description_span)))
+            .map(|t| (at(t.span), at(t.name_span), at(t.description_span)))
             .collect();
         assert_eq!(
             spans,
             [
-                (Some(r#""read""#), Some(r#""Reads \"x\".""#)),
-                (Some(r#""b\u0061d""#), None),
+                (
+                    Some(r#"{"description":"Reads \"x\".","name":"read"}"#),
+                    Some(r#""read""#),
+                    Some(r#""Reads \"x\".""#)
+                ),
+                (Some(r#"{"name":"b\u0061d"}"#), Some(r#""b\u0061d""#), None),
             ]
         );
     }
