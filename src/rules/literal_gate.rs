@@ -408,8 +408,8 @@ impl LiteralGate {
                 return self.candidates_by_sentence(table, haystack);
             }
             Some(table) => Some(table.clauses_in(haystack)),
-            // Only the first bytes of a run with literals of its own come here, so the NFA
-            // gives no sentences: a sentence-bound pattern only narrows.
+            // Only the first bytes of a run with literals of its own come here; the NFA tells
+            // no sentences apart, so a sentence-bound pattern gets the whole string (wider).
             None => match &self.automata {
                 Automata::Built(built) => {
                     built.nfa().and_then(|nfa| self.clauses_by(nfa, haystack))
