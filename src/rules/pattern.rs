@@ -8,8 +8,9 @@
 //! [`super::piece_sets`]), again one pass whatever the number of rules. Only a pattern that may
 //! match (of a rule that targets this kind of string) is compiled alone, on first use, to
 //! confirm and find where, over the part of the string the gate names (for most patterns, the
-//! sentences that hold all their words: [`super::sentences`]). Most strings match nothing, and start-up stays short: compiling
-//! regexes dominates the run time of a small scan, so nothing is compiled before it is needed.
+//! sentences that hold all their words: [`super::sentences`]). Most strings match nothing,
+//! and start-up stays short: compiling regexes dominates the run time of a small scan, so
+//! nothing is compiled before it is needed.
 //!
 //! Each pattern's regex exists in two forms. Most text is ASCII, and on ASCII text a pattern
 //! compiled without Unicode (ASCII classes and case folding, over bytes) matches exactly where
@@ -268,7 +269,7 @@ impl PatternSet {
             });
         }
         let patterns = patterns_in_set_order(&compiled);
-        // The builtin patterns' were read at build time; a user's are read here.
+        // The builtin patterns' gating was read at build time; a user's is read here.
         let gating: Vec<Gating> = patterns.iter().map(|p| Gating::of(p)).collect();
         let gate = LiteralGate::new(&gating);
         let pieces = PieceSets::new(ungated(patterns, &gate)).map_err(|e| set_error(rules, &e))?;
