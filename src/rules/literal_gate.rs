@@ -48,6 +48,12 @@ pub struct LiteralGate {
 /// would lie.
 pub type Candidate = (usize, Range<usize>);
 
+/// The longest string whose sentences the gate tells apart: the walk that does keeps a log of
+/// two bytes per byte of the string, which for a 64 MiB description would be 128 MiB. A longer
+/// string is a candidate for a sentence-bound pattern as a whole (only wider). Descriptions
+/// run to a few KB.
+const MAX_SENTENCE_WALK: usize = 1 << 16;
+
 /// What finds the literals.
 #[derive(Debug)]
 enum Automata {
@@ -404,7 +410,9 @@ impl LiteralGate {
             return self.every_gated(whole());
         }
         let hits = match self.table_for(haystack.len()) {
-            Some(table) if sentences::has_periods(haystack) => {
+            Some(table)
+                if haystack.len() <= MAX_SENTENCE_WALK && sentences::has_periods(haystack) =>
+            {
                 return self.candidates_by_sentence(table, haystack);
             }
             Some(table) => Some(table.clauses_in(haystack)),
@@ -718,6 +726,15 @@ mod tests {
         let own = LiteralGate::new(&[Gating::read(r"zqxjv\s+previous")]);
         let text = "zqxjv. previous";
         assert_eq!(own.candidates(text.as_bytes()), [(0, 0..text.len())]);
+        // Nor past the longest string whose sentences the walk keeps apart.
+        let long = format!(
+            "Ignore it. {}Then previous ones.",
+            "x ".repeat(MAX_SENTENCE_WALK)
+        );
+        assert_eq!(
+            gate.candidates(long.as_bytes()),
+            [(0, 0..long.len()), (1, 0..long.len())]
+        );
     }
 
     /// Literals that end at the same byte (one a suffix of the other) are all found, by the
