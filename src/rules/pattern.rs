@@ -430,6 +430,40 @@ mod tests {
         }
     }
 
+    /// The whole pipeline (gate, sentences, the part of the string a regex reads, offsets
+    /// shifted back) finds what each rule's own regexes find in the whole string: every match
+    /// example, alone and among other sentences, gives its rule the first match of the first
+    /// of its patterns that matches.
+    #[test]
+    fn finds_what_the_rules_regexes_find() {
+        let catalogue = Catalogue::builtin().unwrap();
+        let set = catalogue.patterns();
+        let mut checked = 0;
+        for rule in &set.rules {
+            let examples = &catalogue.get(&rule.id).unwrap().examples;
+            let target = rule.targets[0];
+            let regexes: Vec<Regex> = rule.patterns.iter().map(|p| compile(p).unwrap()).collect();
+            for example in &examples.as_ref().unwrap().must_match {
+                let among = format!("See the docs. {example}. Then stop, v1.2 is old.");
+                for text in [example.as_str(), &among] {
+                    let expected = regexes
+                        .iter()
+                        .find_map(|regex| regex.find(text).map(|m| m.range()));
+                    let found = set.find(target, text);
+                    let got = found.iter().find(|m| m.rule.id == rule.id);
+                    assert_eq!(
+                        got.map(|m| m.range.clone()),
+                        expected,
+                        "{}: {text:?}",
+                        rule.id
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} checked");
+    }
+
     #[test]
     fn finds_the_matching_rule_and_range() {
         let catalogue = Catalogue::builtin().unwrap();
