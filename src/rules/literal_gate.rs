@@ -486,12 +486,7 @@ impl LiteralGate {
                     .any(|&set| bit_set::contains(table.set_clauses.of(usize::from(set)), clause))
             };
             for (&pattern, span) in bound.iter().zip(&mut spans) {
-                let clauses = self
-                    .pattern_clauses
-                    .get(pattern)
-                    .cloned()
-                    .unwrap_or_default();
-                if clauses.into_iter().all(hit) {
+                if self.has_every_clause(pattern, hit) {
                     let start = span.as_ref().map_or(sentence.start, |s| s.start);
                     *span = Some(start..sentence.end);
                 }
@@ -507,10 +502,11 @@ impl LiteralGate {
         candidates
     }
 
-    fn all_clauses_in(&self, pattern: usize, hits: &ClauseHits) -> bool {
+    /// Whether `hit` holds for every clause of `pattern`.
+    fn has_every_clause(&self, pattern: usize, hit: impl FnMut(usize) -> bool) -> bool {
         self.pattern_clauses
             .get(pattern)
-            .is_some_and(|clauses| clauses.clone().all(|c| hits.contains(c)))
+            .is_some_and(|clauses| clauses.clone().all(hit))
     }
 
     /// The gated patterns whose every clause is in `hits`, ascending (clauses are numbered
@@ -519,7 +515,8 @@ impl LiteralGate {
         hits.firsts(&self.first_clauses)
             .filter_map(|clause| {
                 let pattern = *self.clause_patterns.get(clause)?;
-                self.all_clauses_in(pattern, hits).then_some(pattern)
+                self.has_every_clause(pattern, |c| hits.contains(c))
+                    .then_some(pattern)
             })
             .collect()
     }
