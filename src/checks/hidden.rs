@@ -5,6 +5,9 @@
 //! look-alike or leetspeak text, which are decoded and run through the pattern rules again.
 
 use std::ops::Range;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use super::pattern::{At, excerpt};
 use super::unrendered::reads_as_prose;
@@ -500,7 +503,8 @@ fn character_reference_runs(bytes: &[u8]) -> Vec<Range<usize>> {
         (1..=7).contains(&count).then_some(())?;
         (digits.get(count) == Some(&b';')).then(|| rest.len() - digits.len() + count + 1)
     };
-    runs_of(bytes, b"&#", MIN_CHARACTER_REFERENCES, reference_at)
+    static MARKER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"&#"));
+    runs_of(bytes, &MARKER, MIN_CHARACTER_REFERENCES, reference_at)
 }
 
 /// Every maximal run of at least [`MIN_CHARACTER_REFERENCES`] escape sequences (`\u0041`,
@@ -516,23 +520,23 @@ fn escape_sequence_runs(bytes: &[u8]) -> Vec<Range<usize>> {
         let hex = rest.get(1..=digits)?;
         hex.iter().all(u8::is_ascii_hexdigit).then_some(2 + digits)
     };
-    runs_of(bytes, b"\\", MIN_CHARACTER_REFERENCES, escape_at)
+    static MARKER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\"));
+    runs_of(bytes, &MARKER, MIN_CHARACTER_REFERENCES, escape_at)
 }
 
-/// Every maximal run of at least `min` units in a row, each starting with `marker`;
-/// `unit_at(i)` is the length of the unit at `i`, if one starts there.
+/// Every maximal run of at least `min` units in a row, each starting with what `marker`
+/// finds; `unit_at(i)` is the length of the unit at `i`, if one starts there. The finders are
+/// built once: `memmem::find` builds one on every call, and this runs over every string of
+/// every tool.
 fn runs_of(
     bytes: &[u8],
-    marker: &[u8],
+    marker: &Finder<'_>,
     min: usize,
     unit_at: impl Fn(usize) -> Option<usize>,
 ) -> Vec<Range<usize>> {
     let mut runs = Vec::new();
     let mut i = 0;
-    while let Some(offset) = bytes
-        .get(i..)
-        .and_then(|rest| memchr::memmem::find(rest, marker))
-    {
+    while let Some(offset) = bytes.get(i..).and_then(|rest| marker.find(rest)) {
         let start = i + offset;
         let (mut end, mut count) = (start, 0);
         while let Some(length) = unit_at(end) {
@@ -587,12 +591,18 @@ fn decode_character_references(run: &str) -> Option<String> {
 
 /// The whole text written backwards, when it reads backwards: it says it is reversed
 /// (`reversed`, `backwards`), or it has English's commonest word spelled backwards (`eht`).
-/// Three substring searches, no copy: this runs over every string of every tool.
+/// Three substring searches, no copy, by finders built once: this runs over every string of
+/// every tool.
 fn reversed_blob(text: &str) -> Option<Blob> {
+    static MARKERS: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            Finder::new(b" eht "),
+            Finder::new(b"evers"),
+            Finder::new(b"ackward"),
+        ]
+    });
     let bytes = text.as_bytes();
-    let reads_backwards = [&b" eht "[..], b"evers", b"ackward"]
-        .iter()
-        .any(|needle| memchr::memmem::find(bytes, needle).is_some());
+    let reads_backwards = MARKERS.iter().any(|marker| marker.find(bytes).is_some());
     if !reads_backwards {
         return None;
     }
