@@ -743,17 +743,22 @@ fn rot13_blob(text: &str) -> Option<Blob> {
     })
 }
 
-/// Whether `rot13`, `rot-13` or `rot 13` occurs, in any case: a look at each `r`, no copy (this
-/// runs over every string of every tool).
+/// Whether `rot13`, `rot-13` or `rot 13` occurs, in any case: a look before each `13`, no
+/// copy (this runs over every string of every tool, and digits are rare in prose where `r`
+/// is every twentieth byte or so).
 fn names_rot13(bytes: &[u8]) -> bool {
-    memchr::memchr2_iter(b'r', b'R', bytes).any(|at| {
-        let rest = bytes.get(at..).unwrap_or_default();
-        let after_rot = rest.get(3..).unwrap_or_default();
-        rest.get(..3)
+    static THIRTEEN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"13"));
+    let is_rot = |range: Option<Range<usize>>| {
+        range
+            .and_then(|range| bytes.get(range))
             .is_some_and(|rot| rot.eq_ignore_ascii_case(b"rot"))
-            && [&b"13"[..], b"-13", b" 13"]
-                .iter()
-                .any(|number| after_rot.starts_with(number))
+    };
+    THIRTEEN.find_iter(bytes).any(|at| {
+        is_rot(at.checked_sub(3).map(|start| start..at))
+            || (matches!(
+                at.checked_sub(1).and_then(|i| bytes.get(i)),
+                Some(b'-' | b' ')
+            ) && is_rot(at.checked_sub(4).map(|start| start..at - 1)))
     })
 }
 
@@ -1034,6 +1039,62 @@ mod tests {
         let digest = "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
         assert!(encoded_blobs(digest).is_empty());
         assert!(encoded_blobs("odd: 73656e642074686520746f6b656e206e6f7").is_empty());
+    }
+
+    #[test]
+    /// The look before each `13` says what a look after each `r` would.
+    #[test]
+    fn names_rot13_wherever_rot_precedes_13() {
+        let after_each_r = |bytes: &[u8]| {
+            (0..bytes.len()).any(|at| {
+                let rest = &bytes[at..];
+                rest.len() >= 3
+                    && rest[..3].eq_ignore_ascii_case(b"rot")
+                    && [&b"13"[..], b"-13", b" 13"]
+                        .iter()
+                        .any(|number| rest[3..].starts_with(number))
+            })
+        };
+        for text in [
+            "rot13",
+            "ROT-13",
+            "Rot 13:",
+            "a rot  13",
+            "rot_13",
+            "ro13",
+            "13 rot",
+            "rot1 3",
+        ] {
+            assert_eq!(
+                names_rot13(text.as_bytes()),
+                after_each_r(text.as_bytes()),
+                "{text:?}"
+            );
+        }
+        // Strings of pieces that make and break the phrase.
+        let pieces: [&[u8]; 11] = [
+            b"rot", b"ROT", b"Rt", b"13", b"1", b"3", b"-", b" ", b"r", b"x", b"ro",
+        ];
+        let mut seed = 11u64;
+        let mut named = 0;
+        for _ in 0..20_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let count = (seed >> 61) as usize + 1;
+            let text: Vec<u8> = (0..count)
+                .flat_map(|i| pieces[((seed >> (i * 5 + 3)) % pieces.len() as u64) as usize])
+                .copied()
+                .collect();
+            assert_eq!(
+                names_rot13(&text),
+                after_each_r(&text),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+            named += usize::from(names_rot13(&text));
+        }
+        assert!(named > 100, "only {named} strings name rot13");
     }
 
     #[test]
