@@ -1041,7 +1041,6 @@ mod tests {
         assert!(encoded_blobs("odd: 73656e642074686520746f6b656e206e6f7").is_empty());
     }
 
-    #[test]
     /// The look before each `13` says what a look after each `r` would.
     #[test]
     fn names_rot13_wherever_rot_precedes_13() {
