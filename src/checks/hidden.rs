@@ -960,6 +960,18 @@ impl Folded {
 mod tests {
     use super::*;
 
+    /// 20k pseudo-random numbers from `seed` (Knuth's LCG): the same strings on every run.
+    fn seeds(seed: u64) -> impl Iterator<Item = u64> {
+        std::iter::successors(Some(seed), |seed| {
+            Some(
+                seed.wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407),
+            )
+        })
+        .skip(1)
+        .take(20_000)
+    }
+
     #[test]
     fn classifies_hidden_characters() {
         let cases: [(&str, &[&str]); 7] = [
@@ -1074,12 +1086,8 @@ mod tests {
         let pieces: [&[u8]; 11] = [
             b"rot", b"ROT", b"Rt", b"13", b"1", b"3", b"-", b" ", b"r", b"x", b"ro",
         ];
-        let mut seed = 11u64;
         let mut named = 0;
-        for _ in 0..20_000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+        for seed in seeds(11) {
             let count = (seed >> 61) as usize + 1;
             let text: Vec<u8> = (0..count)
                 .flat_map(|i| pieces[((seed >> (i * 5 + 3)) % pieces.len() as u64) as usize])
@@ -1287,12 +1295,8 @@ mod tests {
         assert!(!may_fold("a b c and normal text"));
         // Every short string over an alphabet that makes single letters and spaced runs.
         let alphabet = ['a', 'b', ' ', ',', '1', 'é'];
-        let mut seed = 7u64;
         let mut folding = 0;
-        for _ in 0..20_000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+        for seed in seeds(7) {
             let len = (seed >> 59) as usize + 4;
             let text: String = (0..len)
                 .map(|i| alphabet[((seed >> (i * 3 % 56)) % 6) as usize])
