@@ -41,10 +41,13 @@ impl StringCheck for HiddenCharacters {
 fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
     let mut found = Vec::new();
     // Every character these rules look for is a control character or non-ASCII: plain
-    // printable ASCII (most strings) needs no look at its characters.
+    // printable ASCII (most strings) needs no look at its characters. Checked 32 bytes at a
+    // time without stopping inside a block, which the compiler turns into vector compares.
+    let printable = |b: u8| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r');
     if text
-        .bytes()
-        .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'))
+        .as_bytes()
+        .chunks(32)
+        .all(|block| block.iter().fold(true, |all, &b| all & printable(b)))
     {
         return found;
     }
@@ -986,6 +989,17 @@ mod tests {
         for (text, want) in cases {
             let got: Vec<&str> = classify(text).iter().map(|f| f.0).collect();
             assert_eq!(got, want, "{text:?}");
+        }
+        // The printable-ASCII look goes by blocks of 32 bytes: a control character is found
+        // in any block, and at either end of one.
+        let plain = "Returns the weather.\tUse it\r\n".repeat(5);
+        assert!(classify(&plain).is_empty());
+        for at in [0, 31, 32, 63, 64, plain.len()] {
+            let mut text = plain.clone();
+            text.insert(at, '\u{1b}');
+            text.insert_str(at + 1, "[8m");
+            let got: Vec<&str> = classify(&text).iter().map(|f| f.0).collect();
+            assert_eq!(got, ["ansi-escape"], "at {at}");
         }
     }
 
