@@ -51,21 +51,22 @@ fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
     {
         return found;
     }
-    let runs = |is: &dyn Fn(&str, usize, char) -> bool| -> Vec<Range<usize>> {
-        let mut runs: Vec<Range<usize>> = Vec::new();
-        for (i, c) in text.char_indices() {
-            if !is(text, i, c) {
-                continue;
-            }
-            let end = i + c.len_utf8();
-            match runs.last_mut() {
-                Some(run) if run.end == i => run.end = end,
-                _ => runs.push(i..end),
-            }
+    // Each kind's runs of characters, in one pass over the text.
+    let mut runs: [Vec<Range<usize>>; 4] = Default::default();
+    for (i, c) in text.char_indices() {
+        let Some(kind) = hidden_kind(text, i, c) else {
+            continue;
+        };
+        let end = i + c.len_utf8();
+        let Some(kind_runs) = runs.get_mut(kind as usize) else {
+            continue;
+        };
+        match kind_runs.last_mut() {
+            Some(run) if run.end == i => run.end = end,
+            _ => kind_runs.push(i..end),
         }
-        runs
-    };
-    let tags = runs(&|_, _, c| is_tag(c));
+    }
+    let [tags, bidi, ansi, invisible] = runs;
     if let Some(first) = tags.first() {
         let hidden: String = tags
             .iter()
@@ -81,8 +82,7 @@ fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
             ),
         ));
     }
-    let mut simple = |rule, is: &dyn Fn(&str, usize, char) -> bool, what: &str| {
-        let found_runs = runs(is);
+    let mut simple = |rule, found_runs: &[Range<usize>], what: &str| {
         if let Some(first) = found_runs.first() {
             let count: usize = found_runs
                 .iter()
@@ -100,20 +100,44 @@ fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
     };
     simple(
         "bidi-control",
-        &|_, _, c| is_bidi_control(c),
+        &bidi,
         "bidi control character(s) that reorder how the text displays",
     );
     simple(
         "ansi-escape",
-        &|_, _, c| c == '\u{1b}' || c == '\u{9b}',
+        &ansi,
         "ANSI escape character(s) that can hide or rewrite text in a terminal",
     );
     simple(
         "invisible-characters",
-        &|text, i, c| is_hidden_format(text, i, c),
+        &invisible,
         "invisible character(s) a reviewer cannot see",
     );
     found
+}
+
+/// The kinds of hidden character, in the order their findings are reported.
+#[derive(Clone, Copy)]
+enum HiddenKind {
+    Tag,
+    Bidi,
+    Ansi,
+    Invisible,
+}
+
+/// The kind of hidden character `c` is at byte `i` of `text`, if any.
+fn hidden_kind(text: &str, i: usize, c: char) -> Option<HiddenKind> {
+    if is_tag(c) {
+        Some(HiddenKind::Tag)
+    } else if is_bidi_control(c) {
+        Some(HiddenKind::Bidi)
+    } else if c == '\u{1b}' || c == '\u{9b}' {
+        Some(HiddenKind::Ansi)
+    } else if is_hidden_format(text, i, c) {
+        Some(HiddenKind::Invisible)
+    } else {
+        None
+    }
 }
 
 fn is_tag(c: char) -> bool {
