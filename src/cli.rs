@@ -313,12 +313,17 @@ fn run(cli: Cli) -> Result<u8, Vec<Error>> {
         paint,
         verbose: cli.global.verbose,
     };
-    match cli.command {
+    let result = match cli.command {
         Command::Check(args) => commands::check::run(&env, &args),
         Command::Lock(args) => commands::lock::run(&env, &args),
         Command::Diff(args) => commands::diff::run(&env, &args),
         Command::Show(args) => commands::show::run(&env, &args).map_err(|e| vec![e]),
         Command::Rules(command) => commands::rules::run(&env, &command).map_err(|e| vec![e]),
         Command::Record(args) => commands::record::run(cli.global.config.as_deref(), &args),
-    }
+    };
+    // The process ends next, and the kernel takes its pages back whole: freeing the catalogue
+    // (its automata and the regexes the run compiled) piece by piece was 3% of the
+    // instructions of a run that finds nothing to scan.
+    std::mem::forget(env);
+    result
 }
