@@ -107,11 +107,10 @@ impl ClauseLists {
                 *count += 1;
             }
         }
-        for i in 1..starts.len() {
-            let before = starts.get(i - 1).copied().unwrap_or(0);
-            if let Some(start) = starts.get_mut(i) {
-                *start += before;
-            }
+        let mut total = 0;
+        for start in &mut starts {
+            total += *start;
+            *start = total;
         }
         let mut next = starts.clone();
         let mut lists = vec![0; owners.len()];

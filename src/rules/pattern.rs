@@ -307,13 +307,15 @@ impl PatternSet {
         let by_kind = kinds
             .into_iter()
             .map(|kind| {
-                let targeting: Vec<usize> = (0..owners.len())
-                    .filter(|&p| {
-                        owners
-                            .get(p)
-                            .and_then(|&(rule, _)| compiled.get(rule))
+                let targeting: Vec<usize> = owners
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (rule, _))| {
+                        compiled
+                            .get(*rule)
                             .is_some_and(|rule| rule.targets.contains(&kind))
                     })
+                    .map(|(pattern, _)| pattern)
                     .collect();
                 (kind, (targeting.len() <= DIRECT_MAX).then_some(targeting))
             })
