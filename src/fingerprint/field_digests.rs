@@ -52,6 +52,19 @@ impl DigestText {
         }
     }
 
+    /// The digest as a JSON string, quoted (and escaped, if a hand-edited text needs it): a
+    /// lock writes seven for each tool, so a SHA-256 is written without the formatter.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            DigestText::Sha256(bytes) => {
+                out.push(b'"');
+                out.extend_from_slice(&sha256_text(bytes));
+                out.push(b'"');
+            }
+            DigestText::Text(text) => crate::json::canonical::write_string_into(text, out),
+        }
+    }
+
     /// Whether this is exactly what [`DigestText::of_hash`] makes of `hash`.
     pub fn is_hash(&self, algorithm: Algorithm, hash: &[u8]) -> bool {
         match self {
@@ -79,18 +92,22 @@ impl fmt::Display for DigestText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DigestText::Sha256(bytes) => {
-                // Written in one piece: a lock writes seven of these for each tool.
-                let mut text = [0u8; SHA256_PREFIX.len() + 64];
-                let (prefix, hex) = text.split_at_mut(SHA256_PREFIX.len());
-                prefix.copy_from_slice(SHA256_PREFIX.as_bytes());
-                for (pair, &b) in hex.chunks_exact_mut(2).zip(bytes) {
-                    pair.copy_from_slice(&hex_pair(b));
-                }
-                f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+                f.write_str(std::str::from_utf8(&sha256_text(bytes)).map_err(|_| fmt::Error)?)
             }
             DigestText::Text(text) => f.write_str(text),
         }
     }
+}
+
+/// `sha256:` and the hex of `bytes`, in one piece.
+fn sha256_text(bytes: &[u8; 32]) -> [u8; SHA256_PREFIX.len() + 64] {
+    let mut text = [0u8; SHA256_PREFIX.len() + 64];
+    let (prefix, hex) = text.split_at_mut(SHA256_PREFIX.len());
+    prefix.copy_from_slice(SHA256_PREFIX.as_bytes());
+    for (pair, &b) in hex.chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&hex_pair(b));
+    }
+    text
 }
 
 /// Shown as its text, as the lock writes it.
@@ -157,6 +174,8 @@ impl FromIterator<(CompactString, DigestText)> for FieldDigests {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Node;
+    use crate::json::canonical::to_canonical_vec;
 
     /// A SHA-256 digest as mcp-scan writes it is held as bytes and written back the same; any
     /// other text is kept as it is; each compares with a hash exactly as its text would.
@@ -175,10 +194,18 @@ mod tests {
             format!("sha256:{}", "0".repeat(62) + "é"),
             super::super::written(Algorithm::Sha512, &[7; 64]),
             String::new(),
+            "sha256:\"quoted\"\n".to_string(),
         ];
         for text in &texts {
             let digest = DigestText::parse(text);
             assert_eq!(digest.to_string(), *text);
+            let mut json = Vec::new();
+            digest.write_json(&mut json);
+            assert_eq!(
+                json,
+                to_canonical_vec(&Node::string(text.as_str())),
+                "{text}"
+            );
             assert_eq!(
                 matches!(digest, DigestText::Sha256(_)),
                 *text == written,

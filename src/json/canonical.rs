@@ -149,6 +149,12 @@ fn sorted_unique<'o>(obj: &'o Object, keep: &dyn Fn(&str) -> bool) -> Vec<&'o Me
     members
 }
 
+/// A string as the canonical (and pretty) form writes it, quoted and escaped.
+pub fn write_string_into(s: &str, w: &mut Vec<u8>) {
+    // Writing into a Vec cannot fail.
+    let _ = write_string(s, w);
+}
+
 fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {
     w.write_all(b"\"")?;
     let bytes = s.as_bytes();

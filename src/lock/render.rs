@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::Path;
 
-use compact_str::CompactString;
 use rayon::prelude::*;
 
 use super::definition::DEFINITION_INDENT;
@@ -19,9 +18,10 @@ use super::{
 };
 use crate::atomic_file;
 use crate::error::Error;
-use crate::fingerprint;
+use crate::fingerprint::{self, DigestText};
 use crate::json::canonical::{
     Pieces, Pretty, compare_keys, write_pretty_at, write_pretty_object_with, write_pretty_pieces,
+    write_string_into,
 };
 use crate::json::{Node, Object};
 use crate::source::display_path;
@@ -311,25 +311,44 @@ fn server_parts(server: &LockedServer) -> Pretty<'_> {
     Pretty::Object(members)
 }
 
+/// A tool's members, each value written straight from the model: a lock writes one for every
+/// tool, and building each as a small tree to render it was a third of rendering a lock.
 fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
-    let mut head = Object::default();
-    head.insert("digest", Node::string(tool.digest.to_string()));
-    let fields = tool
-        .fields
-        .iter()
-        .map(|(field, digest)| (CompactString::from(field), Node::string(digest.to_string())));
-    head.insert("fields", Node::object(Object::from_pairs(fields)));
+    let string = |s: &str| {
+        let mut out = Vec::new();
+        write_string_into(s, &mut out);
+        Pretty::Rendered(Cow::Owned(out))
+    };
+    let mut fields = Vec::new();
+    let mut sorted: Vec<(&str, &DigestText)> = tool.fields.iter().collect();
+    sorted.sort_by(|a, b| compare_keys(a.0, b.0));
+    write_pretty_object_with(sorted, DEFINITION_INDENT, &mut fields, |digest, out| {
+        digest.write_json(out);
+    });
+    let mut digest = Vec::new();
+    tool.digest.write_json(&mut digest);
+    let mut members = vec![
+        (
+            Cow::Borrowed("digest"),
+            Pretty::Rendered(Cow::Owned(digest)),
+        ),
+        (
+            Cow::Borrowed("fields"),
+            Pretty::Rendered(Cow::Owned(fields)),
+        ),
+        (
+            Cow::Borrowed("definition"),
+            Pretty::Rendered(tool.definition.written()),
+        ),
+    ];
     if let Some(approval) = &tool.approval {
-        head.insert("firstSeen", Node::string(&*approval.first_seen));
-        head.insert("approvedAt", Node::string(&*approval.approved_at));
-        head.insert("approvedBy", Node::string(&*approval.approved_by));
-        head.insert("approval", Node::string(approval.kind.as_str()));
+        members.extend([
+            (Cow::Borrowed("firstSeen"), string(&approval.first_seen)),
+            (Cow::Borrowed("approvedAt"), string(&approval.approved_at)),
+            (Cow::Borrowed("approvedBy"), string(&approval.approved_by)),
+            (Cow::Borrowed("approval"), string(approval.kind.as_str())),
+        ]);
     }
-    let mut members = rendered_members(head, DEFINITION_INDENT - 1);
-    members.push((
-        Cow::Borrowed("definition"),
-        Pretty::Rendered(tool.definition.written()),
-    ));
     Pretty::Object(members)
 }
 
