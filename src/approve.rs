@@ -238,7 +238,14 @@ fn approve_server(
             // that does not change.
             let object = current.object()?;
             Some(with_canonical(&object, options, |bytes, members| {
-                Approvable::of(options.algorithm, bytes, members, before, None)
+                Approvable::of(
+                    options.algorithm,
+                    bytes,
+                    members,
+                    current.digest,
+                    before,
+                    None,
+                )
             }))
         }) else {
             continue;
@@ -304,6 +311,7 @@ mod tests {
     use super::*;
     use crate::input::from_text;
     use crate::json::Limits;
+    use crate::json::canonical::to_canonical_vec;
     use crate::lock::Definition;
     use crate::state::{fingerprint_all, fingerprint_for_approval, server_states};
 
@@ -383,6 +391,22 @@ mod tests {
         for name in ["a", "b"] {
             let want = fresh.servers["s"].tools[name].definition.written();
             assert_eq!(tools[name].definition.written(), want);
+            // The edited digest is not taken over: it is computed again.
+            let fields = &fresh.servers["s"].tools[name].fields;
+            assert_eq!(again.servers["s"].tools[name].fields, *fields);
         }
+
+        // A lock written otherwise (here on one line) holds the same definitions, but not as
+        // the lock writes them: each is written anew, and the refreshed lock is as written.
+        let tree = crate::json::parse(&rendered, crate::json::Dialect::Json, &Limits::default());
+        let one_line = String::from_utf8(to_canonical_vec(&tree.unwrap())).unwrap();
+        let (other, _) = Lock::parse(Path::new("mcp.lock"), one_line).unwrap();
+        let refreshed = fingerprint_for_approval(&inputs, &options, Some(&other), None);
+        let states = server_states(&inputs, &refreshed);
+        let again = approve(Some(&other), &states, &states, &options, &approval).unwrap();
+        for tool in again.servers["s"].tools.values() {
+            assert!(matches!(tool.definition, Definition::Written(_)));
+        }
+        assert_eq!(again.render(), rendered);
     }
 }

@@ -86,17 +86,28 @@ pub struct Approvable {
 }
 
 impl Approvable {
-    /// From a tool's canonical bytes and where each member sits in them (see
-    /// [`with_canonical`]), and what the previous lock stores for it, if anything: its field
+    /// From a tool's canonical bytes, where each member sits in them (see [`with_canonical`])
+    /// and their `digest`, and what the previous lock stores for it, if anything: its field
     /// digests, when they are the same, are shared with it rather than held twice (at 1M tools,
-    /// 380 MB), and so is its definition (see [`Definition::approved`]).
+    /// 380 MB), and so is its definition (see [`Definition::approved`]). A tool whose digest is
+    /// the one stored takes both as they are, when the stored definition allows it (see
+    /// [`Definition::kept_unchanged`]): most tools of a lock refreshed.
     pub fn of(
         algorithm: Algorithm,
         canonical: &[u8],
         members: &[MemberBytes<'_>],
+        digest: &DigestText,
         previous: Option<&LockedTool>,
         spill: Option<&Spill>,
     ) -> Approvable {
+        if let Some(previous) = previous.filter(|p| p.digest == *digest)
+            && let Some(definition) = previous.definition.kept_unchanged()
+        {
+            return Approvable {
+                fields: previous.fields.clone(),
+                definition,
+            };
+        }
         let fields = fingerprint::field_digests(algorithm, canonical, members);
         let fields = match previous {
             Some(previous) if previous.fields == fields => previous.fields.clone(),
@@ -176,12 +187,9 @@ pub fn fingerprint_for_approval(
             };
             let stored = previous.and_then(|lock| lock.tool_of(&server.name, &tool.name));
             with_canonical(object, options, |bytes, members| {
-                (
-                    Some(bytes_digest(algorithm, bytes)),
-                    Mutex::new(Some(Approvable::of(
-                        algorithm, bytes, members, stored, spill,
-                    ))),
-                )
+                let digest = bytes_digest(algorithm, bytes);
+                let approvable = Approvable::of(algorithm, bytes, members, &digest, stored, spill);
+                (Some(digest), Mutex::new(Some(approvable)))
             })
         })
         .unzip();

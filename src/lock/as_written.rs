@@ -11,12 +11,21 @@
 //! an excluded field, a stored name that differs) is parsed and hashed as a tree instead, which
 //! validates it and says what is wrong.
 
-use super::definition::{Beside, Hashed, Verified};
+use super::definition::{Beside, DEFINITION_INDENT, Hashed, Verified};
 use crate::fingerprint::{
     DigestText, FingerprintOptions, ToolDigest, bytes_digest_is, field_digests, field_digests_are,
 };
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::{Node, raw_string_end};
+
+/// What [`verified_from_text`] found of a definition's text.
+pub struct AsWritten {
+    pub verified: Verified,
+    /// The text is exactly what an approval writes for the canonical bytes its digest names
+    /// (pretty, at [`DEFINITION_INDENT`]): a tool approved again with that digest can keep the
+    /// text as it is, without writing its own and comparing.
+    pub pretty: bool,
+}
 
 /// What the definition `raw` (its text in the lockfile) of tool `tool` hashes to, when its text
 /// is as mcp-scan writes it and hashes to the digest stored `beside` it; `None` otherwise.
@@ -26,8 +35,8 @@ pub fn verified_from_text(
     beside: &Beside<'_>,
     options: &FingerprintOptions,
     max_depth: usize,
-) -> Option<Verified> {
-    let canonical = compact(raw, max_depth)?;
+) -> Option<AsWritten> {
+    let Compact { canonical, pretty } = compact(raw, max_depth)?;
     let algorithm = options.algorithm;
     if !bytes_digest_is(algorithm, &canonical, beside.digest) {
         return None;
@@ -44,48 +53,65 @@ pub fn verified_from_text(
     if name != Some(to_canonical_vec(&Node::string(tool)).as_slice()) {
         return None;
     }
-    if beside
+    let verified = if beside
         .fields
         .is_some_and(|stored| field_digests_are(algorithm, &canonical, &members, stored))
     {
-        return Some(Verified::AsStored);
-    }
-    Some(Verified::Hashed(Some(Box::new(Hashed {
-        digest: ToolDigest {
-            fields: field_digests(algorithm, &canonical, &members),
-            digest: DigestText::parse(beside.digest),
-        },
-        name: Some(tool.to_string()),
-    }))))
+        Verified::AsStored
+    } else {
+        Verified::Hashed(Some(Box::new(Hashed {
+            digest: ToolDigest {
+                fields: field_digests(algorithm, &canonical, &members),
+                digest: DigestText::parse(beside.digest),
+            },
+            name: Some(tool.to_string()),
+        })))
+    };
+    Some(AsWritten { verified, pretty })
+}
+
+/// A definition's text without its whitespace, and whether that whitespace was laid out as
+/// the pretty form lays it out.
+struct Compact {
+    canonical: Vec<u8>,
+    pretty: bool,
 }
 
 /// `raw` without the whitespace next to a structural character (`{}[],:`) outside strings:
 /// the only whitespace JSON allows besides around the whole text. `None` when other whitespace
 /// is found (between two tokens, which would glue them together), a string does not end, or
-/// the nesting goes deeper than `max_depth`.
-fn compact(raw: &[u8], max_depth: usize) -> Option<Vec<u8>> {
+/// the nesting goes deeper than `max_depth`. Each gap between two tokens is also compared with
+/// what [`write_pretty_from_canonical`](crate::json::canonical::write_pretty_from_canonical)
+/// puts there, for [`Compact::pretty`].
+fn compact(raw: &[u8], max_depth: usize) -> Option<Compact> {
     let structural = |b: u8| matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':');
     let space = |b: &u8| matches!(b, b' ' | b'\n' | b'\t' | b'\r');
     let mut out = Vec::with_capacity(raw.len());
     let mut depth = 0usize;
+    let mut pretty = true;
+    // The whitespace just stepped over, before the token at `i`.
+    let mut gap: &[u8] = &[];
     let mut i = 0;
     while let Some(&b) = raw.get(i) {
+        if space(&b) {
+            let rest = raw.get(i..)?;
+            let run = rest.iter().position(|b| !space(b)).unwrap_or(rest.len());
+            let before = out.last().copied();
+            let after = raw.get(i + run).copied();
+            if !before.is_some_and(structural) && !after.is_some_and(structural) {
+                return None;
+            }
+            gap = rest.get(..run)?;
+            i += run;
+            continue;
+        }
+        pretty = pretty && pretty_gap(out.last().copied(), b, depth, gap);
+        gap = &[];
         match b {
             b'"' => {
                 let end = raw_string_end(raw, i)?;
                 out.extend_from_slice(raw.get(i..end)?);
                 i = end;
-                continue;
-            }
-            b' ' | b'\n' | b'\t' | b'\r' => {
-                let rest = raw.get(i..)?;
-                let run = rest.iter().position(|b| !space(b)).unwrap_or(rest.len());
-                let before = out.last().copied();
-                let after = raw.get(i + run).copied();
-                if !before.is_some_and(structural) && !after.is_some_and(structural) {
-                    return None;
-                }
-                i += run;
                 continue;
             }
             b'{' | b'[' => {
@@ -100,7 +126,30 @@ fn compact(raw: &[u8], max_depth: usize) -> Option<Vec<u8>> {
         out.push(b);
         i += 1;
     }
-    Some(out)
+    Some(Compact {
+        canonical: out,
+        pretty,
+    })
+}
+
+/// Whether `gap` is the whitespace the pretty form puts between `before` (the last byte of the
+/// compact text so far) and `after` (the next token's first byte), `depth` brackets in: a line
+/// break and indentation after an opening bracket or comma and before a closing bracket (none
+/// inside an empty pair), a space after a colon, and nothing anywhere else.
+fn pretty_gap(before: Option<u8>, after: u8, depth: usize, gap: &[u8]) -> bool {
+    let closing = matches!(after, b'}' | b']');
+    let line = |level: usize| {
+        gap.len() == 1 + 2 * (DEFINITION_INDENT + level)
+            && gap.first() == Some(&b'\n')
+            && gap.iter().skip(1).all(|&b| b == b' ')
+    };
+    match before {
+        Some(b':') => gap == b" ",
+        Some(b'{' | b'[') if closing => gap.is_empty(),
+        Some(b'{' | b'[' | b',') => line(depth),
+        _ if closing => line(depth.saturating_sub(1)),
+        _ => gap.is_empty(),
+    }
 }
 
 /// Where each member of the compact object `text` is. Keys of canonical text are canonical
@@ -152,7 +201,7 @@ fn top_level_members(text: &[u8]) -> Option<Vec<MemberBytes<'_>>> {
 mod tests {
     use super::*;
     use crate::fingerprint::bytes_digest;
-    use crate::json::canonical::write_pretty_at;
+    use crate::json::canonical::{to_canonical_vec, write_pretty_at};
     use crate::json::{Dialect, Limits, Object, parse};
 
     fn tree(text: &str) -> Node {
@@ -196,7 +245,9 @@ mod tests {
                     digest: &digest,
                     fields,
                 };
-                match verified_from_text(&written, "t", &beside, &options, 250) {
+                let found = verified_from_text(&written, "t", &beside, &options, 250);
+                assert!(found.as_ref().is_some_and(|found| found.pretty), "{text}");
+                match found.map(|found| found.verified) {
                     Some(Verified::AsStored) => assert!(as_stored, "{text}"),
                     Some(Verified::Hashed(got)) => {
                         assert!(!as_stored, "{text}");
@@ -205,6 +256,43 @@ mod tests {
                     None => panic!("not taken: {text}"),
                 }
             }
+        }
+    }
+
+    /// The text is found pretty exactly when it is what the lock writes for its canonical
+    /// bytes: any other whitespace (another indentation, a line joined or broken, a space
+    /// more or less) compacts to the same bytes, but is not kept as written.
+    #[test]
+    fn pretty_only_when_laid_out_as_the_lock_writes_it() {
+        let text = r#"{"name": "t", "description": "a: {b}, [c]", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1, "x", []]}}, "required": []}, "annotations": {}}"#;
+        let node = tree(text);
+        let canonical = to_canonical_vec(&node);
+        let mut written = Vec::new();
+        write_pretty_at(&node, DEFINITION_INDENT, &mut written);
+        let written = String::from_utf8(written).unwrap();
+        let mut deeper = Vec::new();
+        write_pretty_at(&node, DEFINITION_INDENT + 1, &mut deeper);
+        let deeper = String::from_utf8(deeper).unwrap();
+        let indent = format!("\n{}", " ".repeat(2 * (DEFINITION_INDENT + 1)));
+        let variants = [
+            written.clone(),
+            String::from_utf8(canonical.clone()).unwrap(),
+            deeper,
+            written.replacen(": ", ":", 1),
+            written.replacen(": ", ":  ", 1),
+            written.replacen(&indent, &format!("{indent} "), 1),
+            written.replacen(&indent, "\n", 1),
+            written.replacen(",\n", " ,\n", 1),
+            written.replacen("[]", "[ ]", 1),
+            written.replacen("{}", "{\n}", 1),
+            written.replacen('\n', "\r\n", 1),
+            written.replacen(&indent, &indent.replacen(' ', "\t", 1), 1),
+            format!("{}\n}}", written.strip_suffix('}').unwrap().trim_end()),
+        ];
+        for variant in &variants {
+            let found = compact(variant.as_bytes(), 250).unwrap();
+            assert_eq!(found.canonical, canonical, "{variant}");
+            assert_eq!(found.pretty, *variant == written, "{variant}");
         }
     }
 

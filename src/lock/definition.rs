@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use super::as_written::AsWritten;
 use crate::fingerprint::{DigestText, FieldDigests, FingerprintOptions, ToolDigest};
 use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
@@ -44,6 +45,9 @@ pub struct Stored {
     /// it sits at.
     limits: Limits,
     verified: Verified,
+    /// The text is exactly what an approval writes for the canonical bytes of its digest (see
+    /// `lock::as_written`).
+    pretty: bool,
 }
 
 #[derive(Debug)]
@@ -154,15 +158,15 @@ impl Definition {
             let raw = bytes_at(text, span);
             super::as_written::verified_from_text(raw, tool, &beside, options, limits.max_depth)
         });
-        let verified = match as_written {
-            Some(verified) => verified,
-            None => Verified::Hashed(
-                Hashed::of(
-                    &parse_value_at(text, span, Dialect::Json, &limits, None)?,
-                    options,
+        let (verified, pretty) = match as_written {
+            Some(AsWritten { verified, pretty }) => (verified, pretty),
+            None => {
+                let node = parse_value_at(text, span, Dialect::Json, &limits, None)?;
+                (
+                    Verified::Hashed(Hashed::of(&node, options).map(Box::new)),
+                    false,
                 )
-                .map(Box::new),
-            ),
+            }
         };
         Ok(Definition::Stored(Arc::new(Stored {
             text: StoredText::Held {
@@ -171,6 +175,7 @@ impl Definition {
             },
             limits,
             verified,
+            pretty,
         })))
     }
 
@@ -214,6 +219,22 @@ impl Definition {
         }
     }
 
+    /// A stored definition approved again for a tool whose digest is the one stored beside
+    /// it: kept as it is, when its text is exactly what approving the tool would write and
+    /// the field digests stored beside it are its own (so the approval can keep those too).
+    /// Hashing its text to that digest showed it holds the tool's canonical bytes, so nothing
+    /// needs to be written out and compared.
+    pub fn kept_unchanged(&self) -> Option<Definition> {
+        match self {
+            Definition::Stored(stored)
+                if stored.pretty && matches!(stored.verified, Verified::AsStored) =>
+            {
+                Some(Definition::Kept(Arc::clone(stored)))
+            }
+            _ => None,
+        }
+    }
+
     /// An approved definition from its canonical bytes (the tool as hashed: without `_meta`
     /// and excluded fields), written as the lockfile will hold it: the `previous` definition of
     /// the tool when that is stored as exactly these bytes, else a copy of its own, which
@@ -244,6 +265,7 @@ impl Definition {
                     limits: Limits::default(),
                     // Not read for a kept definition, whose digests are taken from its text.
                     verified: Verified::Hashed(None),
+                    pretty: true,
                 })),
                 None => Definition::Written(Arc::new(scratch.to_vec())),
             }
