@@ -80,33 +80,40 @@ struct Compact {
 /// `raw` without the whitespace next to a structural character (`{}[],:`) outside strings:
 /// the only whitespace JSON allows besides around the whole text. `None` when other whitespace
 /// is found (between two tokens, which would glue them together), a string does not end, or
-/// the nesting goes deeper than `max_depth`. Each gap between two tokens is also compared with
-/// what [`write_pretty_from_canonical`](crate::json::canonical::write_pretty_from_canonical)
-/// puts there, for [`Compact::pretty`].
+/// the nesting goes deeper than `max_depth`. While every gap between two tokens is the one
+/// [`write_pretty_from_canonical`](crate::json::canonical::write_pretty_from_canonical) puts
+/// there, each is stepped over whole, as [`Compact::pretty`] expects it.
 fn compact(raw: &[u8], max_depth: usize) -> Option<Compact> {
     let structural = |b: u8| matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':');
     let space = |b: &u8| matches!(b, b' ' | b'\n' | b'\t' | b'\r');
     let mut out = Vec::with_capacity(raw.len());
     let mut depth = 0usize;
     let mut pretty = true;
-    // The whitespace just stepped over, before the token at `i`.
-    let mut gap: &[u8] = &[];
+    // Whether whitespace came right before the token at `i`.
+    let mut after_gap = false;
     let mut i = 0;
     while let Some(&b) = raw.get(i) {
         if space(&b) {
             let rest = raw.get(i..)?;
-            let run = rest.iter().position(|b| !space(b)).unwrap_or(rest.len());
             let before = out.last().copied();
+            if pretty && let Some(run) = pretty_gap(rest, before, depth) {
+                i += run;
+                after_gap = true;
+                continue;
+            }
+            pretty = false;
+            let run = rest.iter().position(|b| !space(b)).unwrap_or(rest.len());
             let after = raw.get(i + run).copied();
             if !before.is_some_and(structural) && !after.is_some_and(structural) {
                 return None;
             }
-            gap = rest.get(..run)?;
             i += run;
             continue;
         }
-        pretty = pretty && pretty_gap(out.last().copied(), b, depth, gap);
-        gap = &[];
+        if pretty && !after_gap && wants_gap(out.last().copied(), b) {
+            pretty = false;
+        }
+        after_gap = false;
         match b {
             b'"' => {
                 let end = raw_string_end(raw, i)?;
@@ -132,23 +139,39 @@ fn compact(raw: &[u8], max_depth: usize) -> Option<Compact> {
     })
 }
 
-/// Whether `gap` is the whitespace the pretty form puts between `before` (the last byte of the
-/// compact text so far) and `after` (the next token's first byte), `depth` brackets in: a line
-/// break and indentation after an opening bracket or comma and before a closing bracket (none
-/// inside an empty pair), a space after a colon, and nothing anywhere else.
-fn pretty_gap(before: Option<u8>, after: u8, depth: usize, gap: &[u8]) -> bool {
-    let closing = matches!(after, b'}' | b']');
+/// Indentation to compare a pretty line's with: deeper lines are not taken as pretty (the text
+/// is then compacted all the same, and only not kept as written).
+const SPACES: [u8; 256] = [b' '; 256];
+
+/// The length of the gap at the start of `rest` when it is the whitespace the pretty form puts
+/// after `before` (the last byte of the compact text so far), `depth` brackets in: a space
+/// after a colon; a line break and indentation after an opening bracket or a comma, and before
+/// a closing bracket. `None` for any other gap.
+fn pretty_gap(rest: &[u8], before: Option<u8>, depth: usize) -> Option<usize> {
+    let closing = |at: usize| matches!(rest.get(at), Some(b'}' | b']'));
+    let token = |at: usize| rest.get(at).is_some_and(|b| !b.is_ascii_whitespace());
     let line = |level: usize| {
-        gap.len() == 1 + 2 * (DEFINITION_INDENT + level)
-            && gap.first() == Some(&b'\n')
-            && gap.iter().skip(1).all(|&b| b == b' ')
+        let width = 2 * (DEFINITION_INDENT + level);
+        (rest.get(1..=width)? == SPACES.get(..width)?).then_some(1 + width)
     };
+    let run = match (rest.first()?, before?) {
+        (b' ', b':') => 1,
+        (b'\n', b'{' | b'[' | b',') => line(depth).filter(|&run| !closing(run))?,
+        (b'\n', _) => line(depth.checked_sub(1)?).filter(|&run| closing(run))?,
+        _ => return None,
+    };
+    token(run).then_some(run)
+}
+
+/// Whether the pretty form puts whitespace between `before` (the last byte of the compact text
+/// so far) and the token `after`: everywhere [`pretty_gap`] takes one, but inside an empty pair
+/// of brackets.
+fn wants_gap(before: Option<u8>, after: u8) -> bool {
+    let closing = matches!(after, b'}' | b']');
     match before {
-        Some(b':') => gap == b" ",
-        Some(b'{' | b'[') if closing => gap.is_empty(),
-        Some(b'{' | b'[' | b',') => line(depth),
-        _ if closing => line(depth.saturating_sub(1)),
-        _ => gap.is_empty(),
+        Some(b'{' | b'[') => !closing,
+        Some(b':' | b',') => true,
+        _ => closing,
     }
 }
 
