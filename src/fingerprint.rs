@@ -18,7 +18,9 @@ use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256, Sha512};
 
-use crate::json::canonical::{MemberBytes, write_canonical, write_canonical_members};
+use crate::json::canonical::{
+    MemberBytes, compare_keys, write_canonical, write_canonical_members, write_string_into,
+};
 use crate::json::{Node, Object};
 
 pub const SCHEME: &str = crate::json::canonical::SCHEME;
@@ -331,12 +333,24 @@ pub fn server_digest<'a>(
     algorithm: Algorithm,
     tools: impl IntoIterator<Item = (&'a str, &'a DigestText)>,
 ) -> String {
-    let obj = Object::from_pairs(
-        tools
-            .into_iter()
-            .map(|(name, digest)| (name.to_owned(), Node::string(digest.to_string()))),
-    );
-    node_digest(algorithm, &Node::object(obj))
+    // The canonical bytes of the object of names to digests, written directly: every server
+    // has one, computed for its state and again for its baseline. Of a name given twice, the
+    // last counts, as in an object.
+    let mut tools: Vec<(&str, &DigestText)> = tools.into_iter().collect();
+    tools.reverse();
+    tools.sort_by(|a, b| compare_keys(a.0, b.0));
+    tools.dedup_by(|later, kept| later.0 == kept.0);
+    let mut canonical = vec![b'{'];
+    for (i, (name, digest)) in tools.into_iter().enumerate() {
+        if i > 0 {
+            canonical.push(b',');
+        }
+        write_string_into(name, &mut canonical);
+        canonical.push(b':');
+        digest.write_json(&mut canonical);
+    }
+    canonical.push(b'}');
+    digest_with(algorithm, |w| w.write_all(&canonical))
 }
 
 #[cfg(test)]

@@ -242,12 +242,12 @@ pub fn server_states<'a>(
             );
         }
     }
-    for state in &mut states {
+    states.par_iter_mut().for_each(|state| {
         state.digest = fingerprint::server_digest(
             fingerprints.options.algorithm,
             state.tools.iter().map(|(name, t)| (*name, t.digest)),
         );
-    }
+    });
     states
 }
 

@@ -114,6 +114,38 @@ fn number_spelling_does_not_matter() {
 }
 
 /// A JSON value small enough to shrink well, rich enough to cover every node kind.
+/// A server digest is the digest of the canonical object of its tools' names and digests:
+/// names that sort otherwise by bytes than canonically (UTF-16), that need escaping, given
+/// twice (the last counts), and digests kept as text.
+#[test]
+fn a_server_digest_hashes_the_canonical_object_of_its_tools() {
+    let d = DigestText::parse;
+    let tools = [
+        ("b", d("sha256:00")),
+        ("\u{ff61}", d(&written(Algorithm::Sha256, &[1; 32]))),
+        ("\u{10000}", d("SHA256:X")),
+        ("a \"quoted\"\n", d("sha256:\"")),
+        ("b", d(&written(Algorithm::Sha256, &[2; 32]))),
+        ("é", d("")),
+    ];
+    let object = Object::from_pairs(
+        tools
+            .iter()
+            .map(|(name, digest)| (*name, Node::string(digest.to_string()))),
+    );
+    for algorithm in [Algorithm::Sha256, Algorithm::Sha512] {
+        let direct = server_digest(algorithm, tools.iter().map(|(n, d)| (*n, d)));
+        assert_eq!(
+            direct,
+            node_digest(algorithm, &Node::object(object.clone()))
+        );
+    }
+    assert_eq!(
+        server_digest(Algorithm::Sha256, []),
+        node_digest(Algorithm::Sha256, &Node::object(Object::default()))
+    );
+}
+
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
         Just(serde_json::Value::Null),
