@@ -23,7 +23,7 @@ pub fn directory_of(path: &Path) -> &Path {
 
 /// Writes `bytes` to `path` atomically; whether the file changed.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    let fill = |out: &mut dyn Write| out.write_all(bytes);
+    let fill = |out: &mut (dyn Write + Send)| out.write_all(bytes);
     if holds(path, fill)? {
         return Ok(false);
     }
@@ -49,7 +49,7 @@ impl Staged {
 /// take `path`'s place.
 pub fn stage(
     path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    fill: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()>,
 ) -> io::Result<Staged> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".mcp-scan.")
@@ -67,7 +67,10 @@ pub fn stage(
 
 /// Whether the file at `path` holds exactly what `fill` writes (false when there is no file):
 /// compared as it is written, and `fill` is stopped at the first difference.
-pub fn holds(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<bool> {
+pub fn holds(
+    path: &Path,
+    fill: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()>,
+) -> io::Result<bool> {
     let file = match File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
@@ -125,7 +128,9 @@ impl Write for Comparing {
 mod tests {
     use super::*;
 
-    fn writes<'a>(pieces: &'a [&'a str]) -> impl FnOnce(&mut dyn Write) -> io::Result<()> + 'a {
+    fn writes<'a>(
+        pieces: &'a [&'a str],
+    ) -> impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()> + 'a {
         move |out| pieces.iter().try_for_each(|p| out.write_all(p.as_bytes()))
     }
 

@@ -1,9 +1,9 @@
 //! Writing a lock: pretty JSON with sorted keys, rendered from the model alone, as a stream.
 //!
 //! A large lock (370 MB for 100k tools) is never a whole copy in memory: its servers are
-//! rendered in parallel a batch at a time, then written out in order, to the file or to a
-//! comparison with the file already there. Definitions kept from the previous lock are read
-//! back from it as their batch is rendered.
+//! rendered in parallel a batch at a time, and written out in order, to the file or to a
+//! comparison with the file already there, while the next batch renders. Definitions kept
+//! from the previous lock are read back from it as their batch is rendered.
 
 use std::borrow::Cow;
 use std::io::{self, IoSlice, Write};
@@ -42,7 +42,7 @@ impl Lock {
     }
 
     /// Writes the lockfile's bytes to `out`, in order, stopping at the first error.
-    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn write_to(&self, out: &mut (dyn Write + Send)) -> io::Result<()> {
         let mut top: Vec<(&str, Option<Vec<u8>>)> = self
             .rendered_top()
             .into_iter()
@@ -172,11 +172,11 @@ impl Lock {
 }
 
 /// The servers of a lock being written: rendered a batch at a time, in parallel, and written
-/// out in the order of their names.
+/// out in the order of their names, each batch while the next one renders.
 struct ServerStream<'l, 'o> {
     /// By name, in canonical order.
     servers: Vec<(&'l str, &'l LockedServer)>,
-    out: &'o mut dyn Write,
+    out: &'o mut (dyn Write + Send),
     /// The pieces of the servers rendered and not yet laid out, from `batch_start` on.
     batch: Vec<Vec<Cow<'l, [u8]>>>,
     batch_start: usize,
@@ -188,7 +188,7 @@ struct ServerStream<'l, 'o> {
 }
 
 impl<'l, 'o> ServerStream<'l, 'o> {
-    fn new(lock: &'l Lock, out: &'o mut dyn Write) -> Self {
+    fn new(lock: &'l Lock, out: &'o mut (dyn Write + Send)) -> Self {
         let mut servers: Vec<(&str, &LockedServer)> = lock
             .servers
             .iter()
@@ -226,7 +226,6 @@ impl<'l, 'o> ServerStream<'l, 'o> {
             return Vec::new();
         }
         if i < self.batch_start || i >= self.batch_start + self.batch.len() {
-            self.write_pending();
             let mut tools = 0;
             let end = self
                 .servers
@@ -237,13 +236,20 @@ impl<'l, 'o> ServerStream<'l, 'o> {
                     tools >= BATCH_TOOLS
                 })
                 .map_or(self.servers.len(), |last| i + last + 1);
-            self.batch = self
-                .servers
-                .get(i..end)
-                .unwrap_or_default()
-                .par_iter()
-                .map(|(_, server)| server_pieces(server))
-                .collect();
+            // The next batch renders while the last one is written.
+            let (out, pending, failed) = (&mut *self.out, &mut self.pending, &mut self.failed);
+            let servers = self.servers.get(i..end).unwrap_or_default();
+            let (written, batch) = rayon::join(
+                || write_pending(out, pending, failed),
+                || {
+                    servers
+                        .par_iter()
+                        .map(|(_, server)| server_pieces(server))
+                        .collect()
+                },
+            );
+            let _: () = written;
+            self.batch = batch;
             self.batch_start = i;
         }
         self.batch
@@ -262,18 +268,26 @@ impl<'l, 'o> ServerStream<'l, 'o> {
     }
 
     fn write_pending(&mut self) {
-        if self.failed.is_none()
-            && let Err(e) = write_all_vectored(self.out, &self.pending)
-        {
-            self.failed = Some(e);
-        }
-        self.pending.clear();
+        write_pending(self.out, &mut self.pending, &mut self.failed);
     }
 
     fn finish(mut self) -> io::Result<()> {
         self.write_pending();
         self.failed.map_or(Ok(()), Err)
     }
+}
+
+fn write_pending(
+    out: &mut (dyn Write + Send),
+    pending: &mut Vec<Cow<'_, [u8]>>,
+    failed: &mut Option<io::Error>,
+) {
+    if failed.is_none()
+        && let Err(e) = write_all_vectored(out, pending)
+    {
+        *failed = Some(e);
+    }
+    pending.clear();
 }
 
 /// Writes every piece, in order, through vectored writes: a writer that buffers hands a run of
