@@ -265,6 +265,7 @@ impl Definition {
                     limits: Limits::default(),
                     // Not read for a kept definition, whose digests are taken from its text.
                     verified: Verified::Hashed(None),
+                    // Written just above, as an approval writes it.
                     pretty: true,
                 })),
                 None => Definition::Written(Arc::new(scratch.to_vec())),

@@ -239,7 +239,7 @@ impl<'l, 'o> ServerStream<'l, 'o> {
             // The next batch renders while the last one is written.
             let (out, pending, failed) = (&mut *self.out, &mut self.pending, &mut self.failed);
             let servers = self.servers.get(i..end).unwrap_or_default();
-            let (written, batch) = rayon::join(
+            let ((), batch) = rayon::join(
                 || write_pending(out, pending, failed),
                 || {
                     servers
@@ -248,7 +248,6 @@ impl<'l, 'o> ServerStream<'l, 'o> {
                         .collect()
                 },
             );
-            let _: () = written;
             self.batch = batch;
             self.batch_start = i;
         }
@@ -277,6 +276,8 @@ impl<'l, 'o> ServerStream<'l, 'o> {
     }
 }
 
+/// Writes what is `pending` to `out` (unless an earlier write `failed`, or this one does), and
+/// clears it.
 fn write_pending(
     out: &mut (dyn Write + Send),
     pending: &mut Vec<Cow<'_, [u8]>>,
@@ -358,7 +359,7 @@ fn server_parts(server: &LockedServer) -> Pretty<'_> {
 }
 
 /// A tool's members, each value written straight from the model: a lock writes one for every
-/// tool, and building each as a small tree to render it was a third of rendering a lock.
+/// tool, and building each as a small tree first was nearly half of rendering a lock.
 fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
     let string = |s: &str| {
         let mut out = Vec::new();
