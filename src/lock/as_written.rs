@@ -18,24 +18,17 @@ use crate::fingerprint::{
 use crate::json::canonical::{MemberBytes, to_canonical_vec};
 use crate::json::{Node, raw_string_end};
 
-/// What [`verified_from_text`] found of a definition's text.
-pub struct AsWritten {
-    pub verified: Verified,
-    /// The text is exactly what an approval writes for the canonical bytes its digest names
-    /// (pretty, at [`DEFINITION_INDENT`]): a tool approved again with that digest can keep the
-    /// text as it is, without writing its own and comparing.
-    pub pretty: bool,
-}
-
 /// What the definition `raw` (its text in the lockfile) of tool `tool` hashes to, when its text
 /// is as mcp-scan writes it and hashes to the digest stored `beside` it; `None` otherwise.
+/// Verified as stored, it is also found pretty when its text is exactly what an approval
+/// writes for its canonical bytes (pretty, at [`DEFINITION_INDENT`]).
 pub fn verified_from_text(
     raw: &[u8],
     tool: &str,
     beside: &Beside<'_>,
     options: &FingerprintOptions,
     max_depth: usize,
-) -> Option<AsWritten> {
+) -> Option<Verified> {
     let Compact { canonical, pretty } = compact(raw, max_depth)?;
     let algorithm = options.algorithm;
     if !bytes_digest_is(algorithm, &canonical, beside.digest) {
@@ -57,7 +50,7 @@ pub fn verified_from_text(
         .fields
         .is_some_and(|stored| field_digests_are(algorithm, &canonical, &members, stored))
     {
-        Verified::AsStored
+        Verified::AsStored { pretty }
     } else {
         Verified::Hashed(Some(Box::new(Hashed {
             digest: ToolDigest {
@@ -67,7 +60,7 @@ pub fn verified_from_text(
             name: Some(tool.to_string()),
         })))
     };
-    Some(AsWritten { verified, pretty })
+    Some(verified)
 }
 
 /// A definition's text without its whitespace, and whether that whitespace was laid out as
@@ -268,10 +261,8 @@ mod tests {
                     digest: &digest,
                     fields,
                 };
-                let found = verified_from_text(&written, "t", &beside, &options, 250);
-                assert!(found.as_ref().is_some_and(|found| found.pretty), "{text}");
-                match found.map(|found| found.verified) {
-                    Some(Verified::AsStored) => assert!(as_stored, "{text}"),
+                match verified_from_text(&written, "t", &beside, &options, 250) {
+                    Some(Verified::AsStored { pretty }) => assert!(as_stored && pretty, "{text}"),
                     Some(Verified::Hashed(got)) => {
                         assert!(!as_stored, "{text}");
                         assert_eq!(got.as_deref(), Some(&want), "{text}");

@@ -12,7 +12,6 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use super::as_written::AsWritten;
 use crate::fingerprint::{DigestText, FieldDigests, FingerprintOptions, ToolDigest};
 use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
@@ -45,9 +44,6 @@ pub struct Stored {
     /// it sits at.
     limits: Limits,
     verified: Verified,
-    /// The text is exactly what an approval writes for the canonical bytes of its digest (see
-    /// `lock::as_written`).
-    pretty: bool,
 }
 
 #[derive(Debug)]
@@ -98,8 +94,10 @@ fn bytes_at(text: &str, span: Span) -> &[u8] {
 pub(super) enum Verified {
     /// Exactly the name, digest and field digests stored beside it (found while hashing its
     /// text, see `lock::as_written`, or by [`Definition::settle`]): nothing more to keep, which
-    /// is most of a large lock's memory for `lock-integrity`.
-    AsStored,
+    /// is most of a large lock's memory for `lock-integrity`. `pretty`: the text is also
+    /// exactly what an approval writes for those canonical bytes (found by `lock::as_written`),
+    /// so a tool approved again with that digest can keep it as it is.
+    AsStored { pretty: bool },
     /// Anything else: what it hashed to (`None`: not an object).
     /// Boxed: most definitions verify as stored, and a lock keeps one of these for each.
     Hashed(Option<Box<Hashed>>),
@@ -158,15 +156,15 @@ impl Definition {
             let raw = bytes_at(text, span);
             super::as_written::verified_from_text(raw, tool, &beside, options, limits.max_depth)
         });
-        let (verified, pretty) = match as_written {
-            Some(AsWritten { verified, pretty }) => (verified, pretty),
-            None => {
-                let node = parse_value_at(text, span, Dialect::Json, &limits, None)?;
-                (
-                    Verified::Hashed(Hashed::of(&node, options).map(Box::new)),
-                    false,
+        let verified = match as_written {
+            Some(verified) => verified,
+            None => Verified::Hashed(
+                Hashed::of(
+                    &parse_value_at(text, span, Dialect::Json, &limits, None)?,
+                    options,
                 )
-            }
+                .map(Box::new),
+            ),
         };
         Ok(Definition::Stored(Arc::new(Stored {
             text: StoredText::Held {
@@ -175,7 +173,6 @@ impl Definition {
             },
             limits,
             verified,
-            pretty,
         })))
     }
 
@@ -215,7 +212,7 @@ impl Definition {
             && hashed.digest.digest == *digest
             && hashed.digest.fields == *fields
         {
-            stored.verified = Verified::AsStored;
+            stored.verified = Verified::AsStored { pretty: false };
         }
     }
 
@@ -227,7 +224,7 @@ impl Definition {
     pub fn kept_unchanged(&self) -> Option<Definition> {
         match self {
             Definition::Stored(stored)
-                if stored.pretty && matches!(stored.verified, Verified::AsStored) =>
+                if matches!(stored.verified, Verified::AsStored { pretty: true }) =>
             {
                 Some(Definition::Kept(Arc::clone(stored)))
             }
@@ -265,8 +262,6 @@ impl Definition {
                     limits: Limits::default(),
                     // Not read for a kept definition, whose digests are taken from its text.
                     verified: Verified::Hashed(None),
-                    // Written just above, as an approval writes it.
-                    pretty: true,
                 })),
                 None => Definition::Written(Arc::new(scratch.to_vec())),
             }
@@ -329,7 +324,7 @@ impl Definition {
                 Hashed::of(&self.node(), options).map(Cow::Owned)
             }
             Definition::Stored(stored) => match &stored.verified {
-                Verified::AsStored => return Integrity::AsStored,
+                Verified::AsStored { .. } => return Integrity::AsStored,
                 Verified::Hashed(hashed) => hashed.as_deref().map(Cow::Borrowed),
             },
         };
