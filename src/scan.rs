@@ -101,6 +101,15 @@ pub fn stream_lock(
     required_lock(path, required, Lock::stream_within(path, max_file_size)?)
 }
 
+/// [`stream_lock`] for a scan (see [`Lock::stream_for_scan`]).
+pub fn stream_lock_for_scan(
+    path: &std::path::Path,
+    required: bool,
+    max_file_size: ByteSize,
+) -> Result<Option<(Lock, SourceFile)>, Error> {
+    required_lock(path, required, Lock::stream_for_scan(path, max_file_size)?)
+}
+
 fn required_lock(
     path: &std::path::Path,
     required: bool,
@@ -187,7 +196,7 @@ pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<
     // that needs no lock.
     let (lock, checked) = rayon::join(
         || {
-            stream_lock(
+            stream_lock_for_scan(
                 &options.lock_path,
                 options.lock_required,
                 options.config.limits.max_file_size(),

@@ -8,7 +8,7 @@ use crate::config::{Config, Posture};
 use crate::embed::verify;
 use crate::error::Error;
 use crate::render::{self, Format};
-use crate::scan::{Report, ScanOptions, scan, stream_lock};
+use crate::scan::{Report, ScanOptions, scan, stream_lock_for_scan};
 
 pub fn run(env: &Env, args: &CheckArgs) -> Result<u8, Vec<Error>> {
     let (lock_path, lock_required) = env.lock_path(&args.lock);
@@ -70,7 +70,7 @@ fn from_stdin(
     std::io::stdin()
         .read_to_string(&mut text)
         .map_err(|e| vec![Error::in_file(label, format!("cannot read: {e}"))])?;
-    let lock = stream_lock(
+    let lock = stream_lock_for_scan(
         &options.lock_path,
         options.lock_required,
         options.config.limits.max_file_size(),

@@ -216,6 +216,12 @@ impl Definition {
         }
     }
 
+    /// Whether this is a stored definition that hashes to exactly the name, digest and field
+    /// digests stored beside it.
+    pub fn verified_as_stored(&self) -> bool {
+        matches!(self, Definition::Stored(stored) if matches!(stored.verified, Verified::AsStored { .. }))
+    }
+
     /// A stored definition approved again for a tool whose digest is the one stored beside
     /// it: kept as it is, when its text is exactly what approving the tool would write and
     /// the field digests stored beside it are its own (so the approval can keep those too).

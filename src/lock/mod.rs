@@ -108,6 +108,8 @@ pub struct Baseline {
 #[derive(Clone, Debug)]
 pub struct LockedTool {
     pub digest: DigestText,
+    /// Empty in a lock read for a scan where the definition verified as stored (see
+    /// [`Lock::stream_for_scan`]).
     pub fields: FieldDigests,
     /// The approved definition as hashed (without `_meta` and excluded fields).
     pub definition: Definition,

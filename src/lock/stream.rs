@@ -21,7 +21,7 @@ use super::{Lock, LockedServer, SERVERS, read_fingerprint, read_stored_server};
 use crate::byte_size::ByteSize;
 use crate::decode::Decoder;
 use crate::error::Error;
-use crate::fingerprint::FingerprintOptions;
+use crate::fingerprint::{FieldDigests, FingerprintOptions};
 use crate::input::{cannot_read, open_within, too_large};
 use crate::json::seek::seek;
 use crate::json::{Dialect, Limits, Pointer, Span, parse_deferring, parse_value_at};
@@ -37,18 +37,45 @@ impl Lock {
     /// its stored definitions, and its source for locations, are read again from the file
     /// where they are needed.
     pub fn stream_within(path: &Path, max: ByteSize) -> Result<Option<(Lock, SourceFile)>, Error> {
+        Lock::stream_keeping(path, max, Kept::Everything)
+    }
+
+    /// [`Lock::stream_within`] for a scan, which keeps less: the field digests stored beside a
+    /// definition that verified as stored (exactly what its text hashes to) are dropped as each
+    /// server is read. A scan compares them with nothing but that hash (`lock-integrity`), and
+    /// at 1M tools they were 400 MB of the lock's model. A lock read this way is not written.
+    pub fn stream_for_scan(
+        path: &Path,
+        max: ByteSize,
+    ) -> Result<Option<(Lock, SourceFile)>, Error> {
+        Lock::stream_keeping(path, max, Kept::ForScan)
+    }
+
+    fn stream_keeping(
+        path: &Path,
+        max: ByteSize,
+        kept: Kept,
+    ) -> Result<Option<(Lock, SourceFile)>, Error> {
         if !path.exists() {
             return Ok(None);
         }
-        match stream(path, max)? {
+        match stream(path, max, kept)? {
             Some(loaded) => Ok(Some(loaded)),
             None => Lock::load_within(path, max),
         }
     }
 }
 
+/// What a lock read as a stream keeps of each server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    Everything,
+    /// See [`Lock::stream_for_scan`].
+    ForScan,
+}
+
 /// The lock at `path`, read as a stream; `None` when it does not read cleanly.
-fn stream(path: &Path, max: ByteSize) -> Result<Option<(Lock, SourceFile)>, Error> {
+fn stream(path: &Path, max: ByteSize, kept: Kept) -> Result<Option<(Lock, SourceFile)>, Error> {
     let (mut file, len_now) = open_within(path, max)?;
     let on_disk = Arc::new(OnDisk::new(path.to_path_buf()));
     let limits = Limits::default();
@@ -64,6 +91,7 @@ fn stream(path: &Path, max: ByteSize) -> Result<Option<(Lock, SourceFile)>, Erro
         path,
         limits,
         on_disk: &on_disk,
+        kept,
     };
     rayon::scope(|scope| -> Result<(), Error> {
         // As long as the file, when that is less than a block (most locks): one more byte, to
@@ -141,6 +169,7 @@ struct ServerReader<'a> {
     path: &'a Path,
     limits: Limits,
     on_disk: &'a Arc<OnDisk>,
+    kept: Kept,
 }
 
 impl ServerReader<'_> {
@@ -156,6 +185,9 @@ impl ServerReader<'_> {
         let mut locked = read_stored_server(&text, span, self.limits, options, &decoder).ok()?;
         for tool in locked.tools.values_mut() {
             tool.definition.leave_on_disk(self.on_disk, server.offset);
+            if self.kept == Kept::ForScan && tool.definition.verified_as_stored() {
+                tool.fields = FieldDigests::default();
+            }
         }
         Some(locked)
     }
@@ -251,6 +283,38 @@ mod tests {
             let mut sources = Sources::default();
             sources.add(source);
             sources.changed().unwrap();
+        }
+    }
+
+    /// A lock read for a scan drops the field digests of the definitions that verified as
+    /// stored, and keeps the others (here one edited by hand), which `lock-integrity` compares.
+    #[test]
+    fn a_lock_read_for_a_scan_keeps_the_field_digests_integrity_compares() {
+        let pretty = example();
+        let at = pretty.find("\"description\": \"sha256:").unwrap() + 23;
+        let edited = format!("{}0{}", &pretty[..at], &pretty[at + 1..]);
+        assert_ne!(edited, pretty);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.lock");
+        for (text, edits) in [(&pretty, 0), (&edited, 1)] {
+            std::fs::write(&path, text).unwrap();
+            let (whole, _) = Lock::load_within(&path, MAX).unwrap().unwrap();
+            let (scanned, _) = Lock::stream_for_scan(&path, MAX).unwrap().unwrap();
+            let (mut dropped, mut kept) = (0, 0);
+            for (name, server) in &whole.servers {
+                for (tool, stored) in &server.tools {
+                    let read = &scanned.servers[name].tools[tool];
+                    if stored.definition.verified_as_stored() {
+                        assert_eq!(read.fields, FieldDigests::default(), "{tool}");
+                        dropped += 1;
+                    } else {
+                        assert_eq!(read.fields, stored.fields, "{tool}");
+                        kept += 1;
+                    }
+                }
+            }
+            assert_eq!(kept, edits);
+            assert!(dropped > 0);
         }
     }
 
