@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256, Sha512};
 
 use crate::json::canonical::{
-    MemberBytes, compare_keys, write_canonical, write_canonical_members, write_string_into,
+    MemberBytes, canonical_unique, write_canonical, write_canonical_members, write_string_into,
 };
 use crate::json::{Node, Object};
 
@@ -334,12 +334,8 @@ pub fn server_digest<'a>(
     tools: impl IntoIterator<Item = (&'a str, &'a DigestText)>,
 ) -> String {
     // The canonical bytes of the object of names to digests, written directly: every server
-    // has one, computed for its state and again for its baseline. Of a name given twice, the
-    // last counts, as in an object.
-    let mut tools: Vec<(&str, &DigestText)> = tools.into_iter().collect();
-    tools.reverse();
-    tools.sort_by(|a, b| compare_keys(a.0, b.0));
-    tools.dedup_by(|later, kept| later.0 == kept.0);
+    // has one, computed for its state and again for its baseline.
+    let tools = canonical_unique(tools.into_iter().collect(), |(name, _)| name);
     let mut canonical = vec![b'{'];
     for (i, (name, digest)) in tools.into_iter().enumerate() {
         if i > 0 {

@@ -134,19 +134,25 @@ pub fn compare_keys(a: &str, b: &str) -> Ordering {
 
 /// Members in canonical order, each key once (its last occurrence).
 fn sorted_unique<'o>(obj: &'o Object, keep: &dyn Fn(&str) -> bool) -> Vec<&'o Member> {
-    let mut members: Vec<&Member> = obj.members.iter().filter(|m| keep(&m.key)).collect();
-    // Stable sort keeps equal keys in source order, so the last of each run
+    let members = obj.members.iter().filter(|m| keep(&m.key)).collect();
+    canonical_unique(members, |m| &m.key)
+}
+
+/// `items` in the canonical order of their keys, each key once (its last occurrence), as an
+/// object with those members is written.
+pub fn canonical_unique<T>(mut items: Vec<T>, key: impl Fn(&T) -> &str) -> Vec<T> {
+    // Stable sort keeps equal keys in the given order, so the last of each run
     // is the last occurrence.
-    members.sort_by(|a, b| compare_keys(&a.key, &b.key));
+    items.sort_by(|a, b| compare_keys(key(a), key(b)));
     // In place: of a run of equal keys the first slot is kept, holding the last occurrence.
-    members.dedup_by(|later, kept| {
-        let same = later.key == kept.key;
+    items.dedup_by(|later, kept| {
+        let same = key(later) == key(kept);
         if same {
             std::mem::swap(later, kept);
         }
         same
     });
-    members
+    items
 }
 
 /// A string as the canonical (and pretty) form writes it, quoted and escaped.
