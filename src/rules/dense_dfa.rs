@@ -24,6 +24,14 @@ use aho_corasick::nfa::contiguous::NFA;
 
 use super::bit_set;
 
+/// How many walks [`DenseDfa::walk_lanes`] interleaves.
+const LANES: usize = 4;
+
+/// The shortest part of a haystack a lane walks: shorter haystacks are walked in one, as the
+/// lanes' set-up (and their head start of [`DenseDfa::longest`] bytes each) would cost more
+/// than they save.
+const MIN_LANE_LEN: usize = 32;
+
 /// The bytes of a table entry: a state's number, so a table has at most 65536 states (the
 /// builtin rules' have about 14k; a larger automaton is walked as it is, slower, same answers).
 const ENTRY: usize = std::mem::size_of::<u16>();
@@ -53,6 +61,9 @@ pub struct DenseDfa {
     match_of: Cow<'static, [u16]>,
     /// What each match set holds (the automaton's pattern numbers), by number; 0 is empty.
     match_sets: Vec<Vec<usize>>,
+    /// The longest literal's length: no state is deeper, so a walk that starts this many bytes
+    /// before a position is in the same state there as one from the start of the text.
+    longest: usize,
 }
 
 /// A table as `build.rs` writes it into the binary.
@@ -111,6 +122,7 @@ impl DenseDfa {
             table: Cow::Owned(table),
             match_of: Cow::Owned(match_of),
             match_sets,
+            longest: literals.iter().map(Vec::len).max().unwrap_or(0),
         })
     }
 
@@ -120,13 +132,14 @@ impl DenseDfa {
         DenseDfa::new(&literal_nfa(literals)?, literals)
     }
 
-    /// A table [`DenseDfa::encode`] wrote (at build time); `None` when the parts do not fit
-    /// together.
+    /// A table [`DenseDfa::encode`] wrote (at build time) over literals of at most `longest`
+    /// bytes; `None` when the parts do not fit together.
     pub fn from_parts(
         classes: [u8; 256],
         table: &'static [u8],
         match_of: &'static [u16],
         match_sets: &[&[u32]],
+        longest: usize,
     ) -> Option<DenseDfa> {
         let columns = usize::from(*classes.iter().max()?) + 1;
         if match_of.is_empty() || table.len() != match_of.len() * columns * ENTRY {
@@ -141,6 +154,7 @@ impl DenseDfa {
                 .iter()
                 .map(|set| set.iter().map(|&p| p as usize).collect())
                 .collect(),
+            longest,
         })
     }
 
@@ -180,7 +194,13 @@ impl DenseDfa {
                 &mut on_heap
             }
         };
-        self.walk(0, haystack, |set| bit_set::insert(seen, usize::from(set)));
+        if self.lane_len(haystack.len()).is_some() {
+            for &set in &self.sets_at_each_byte(haystack) {
+                bit_set::insert(seen, usize::from(set));
+            }
+        } else {
+            self.walk(haystack, |set| bit_set::insert(seen, usize::from(set)));
+        }
         // Set 0 is every byte where no literal ends.
         bit_set::ones(seen)
             .skip_while(|&set| set == 0)
@@ -195,22 +215,20 @@ impl DenseDfa {
         haystack: &[u8],
         ends: impl IntoIterator<Item = usize>,
     ) -> (Vec<u16>, Vec<usize>) {
-        // Appended without a branch: every byte writes its set past the end, and only a set
+        // Compacted without a branch: every byte's set is written at the end, and only a set
         // other than 0 (no literal ends here) moves the end on. Prose reaches a set every ten
         // bytes or so, too often and too irregularly for a branch to be predicted.
-        let mut sets = vec![0; haystack.len() + 1];
+        let mut sets = self.sets_at_each_byte(haystack);
         let mut part_ends = Vec::new();
-        let (mut state, mut start, mut len) = (0, 0, 0);
+        let (mut start, mut len) = (0, 0);
         for end in ends {
-            let Some(bytes) = haystack.get(start..end) else {
-                break;
-            };
-            state = self.walk(state, bytes, |set| {
+            for i in start..end.min(sets.len()) {
+                let set = sets.get(i).copied().unwrap_or(0);
                 if let Some(slot) = sets.get_mut(len) {
                     *slot = set;
                 }
                 len += usize::from(set != 0);
-            });
+            }
             part_ends.push(len);
             start = end;
         }
@@ -218,15 +236,77 @@ impl DenseDfa {
         (sets, part_ends)
     }
 
-    /// Walks `haystack` from `state`, calling `reached` with the match set of every state it
-    /// steps into (0 where no literal ends); the state it ends in.
-    fn walk(&self, mut state: usize, haystack: &[u8], mut reached: impl FnMut(u16)) -> usize {
+    /// The match set of the state the walk over `haystack` is in after each of its bytes.
+    fn sets_at_each_byte(&self, haystack: &[u8]) -> Vec<u16> {
+        let mut sets = vec![0; haystack.len()];
+        match self.lane_len(haystack.len()) {
+            Some(lane_len) => self.walk_lanes(haystack, lane_len, &mut sets),
+            None => {
+                let mut slots = sets.iter_mut();
+                self.walk(haystack, |set| {
+                    if let Some(slot) = slots.next() {
+                        *slot = set;
+                    }
+                });
+            }
+        }
+        sets
+    }
+
+    /// How many bytes each of [`LANES`] walks takes of a haystack of `len` bytes, when it is
+    /// long enough to be walked in lanes.
+    fn lane_len(&self, len: usize) -> Option<usize> {
+        let lane_len = len.div_ceil(LANES);
+        (lane_len >= MIN_LANE_LEN && lane_len >= self.longest).then_some(lane_len)
+    }
+
+    /// [`DenseDfa::sets_at_each_byte`] by [`LANES`] walks at once, each over `lane_len` bytes
+    /// of the haystack (the last over what is left). A step is two dependent loads, from a
+    /// table too large for the nearest cache, so one walk waits on memory at every byte;
+    /// independent walks interleaved wait together. Each walk but the first starts
+    /// [`DenseDfa::longest`] bytes before its part, to be in the state a walk from the start
+    /// would be in when its part begins.
+    fn walk_lanes(&self, haystack: &[u8], lane_len: usize, sets: &mut [u16]) {
+        let mut states = [0usize; LANES];
+        let warm_from = |lane: usize| (lane * lane_len).saturating_sub(self.longest);
+        for step in 0..self.longest {
+            for (lane, state) in states.iter_mut().enumerate().skip(1) {
+                let byte = haystack.get(warm_from(lane) + step).copied().unwrap_or(0);
+                *state = self.step(*state, byte);
+            }
+        }
+        // Every lane but the last is `lane_len` long; the last, up to `LANES - 1` bytes
+        // shorter, is walked in step with the others as far as it goes, and they then finish.
+        let last_len = haystack.len() - (LANES - 1) * lane_len;
+        for offset in 0..lane_len {
+            for (lane, state) in states.iter_mut().enumerate() {
+                if lane == LANES - 1 && offset >= last_len {
+                    break;
+                }
+                let at = lane * lane_len + offset;
+                let byte = haystack.get(at).copied().unwrap_or(0);
+                *state = self.step(*state, byte);
+                if let Some(slot) = sets.get_mut(at) {
+                    *slot = self.match_of.get(*state).copied().unwrap_or(0);
+                }
+            }
+        }
+    }
+
+    /// Walks `haystack` from the start state, calling `reached` with the match set of every
+    /// state it steps into (0 where no literal ends).
+    fn walk(&self, haystack: &[u8], mut reached: impl FnMut(u16)) {
+        let mut state = 0;
         for &byte in haystack {
-            let class = usize::from(self.classes[usize::from(byte)]);
-            state = self.next(state * self.columns + class);
+            state = self.step(state, byte);
             reached(self.match_of.get(state).copied().unwrap_or(0));
         }
-        state
+    }
+
+    /// The state `byte` takes `state` to.
+    fn step(&self, state: usize, byte: u8) -> usize {
+        let class = usize::from(self.classes[usize::from(byte)]);
+        self.next(state * self.columns + class)
     }
 
     /// Entry `i` of the table (0, the start state, past its end: never, for a table built
@@ -312,6 +392,25 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(found(&dfa, text), want, "{text:?}");
+        }
+    }
+
+    /// Walked in lanes, a long haystack gives every byte the set one walk from the start
+    /// gives it, with literals across the lanes' edges found, whatever the edges' offsets.
+    #[test]
+    fn lanes_reach_the_sets_one_walk_reaches() {
+        let literals: Vec<Vec<u8>> = ["abcdefghij", "efg", "j", "jab"]
+            .map(|l| l.as_bytes().to_vec())
+            .into();
+        let dfa = DenseDfa::of_literals(&literals).unwrap();
+        assert_eq!(dfa.longest, 10);
+        for len in [0, 40, 127, 128, 129, 130, 131, 200, 333] {
+            let text: Vec<u8> = b"xxabcdefghijab".iter().cycle().take(len).copied().collect();
+            let mut one_walk = Vec::new();
+            dfa.walk(&text, |set| one_walk.push(set));
+            assert_eq!(dfa.lane_len(len).is_some(), len >= 4 * MIN_LANE_LEN - 3, "{len}");
+            assert_eq!(dfa.sets_at_each_byte(&text), one_walk, "{len}");
+            assert!(one_walk.iter().filter(|&&set| set != 0).count() >= len / 7);
         }
     }
 

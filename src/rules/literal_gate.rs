@@ -193,6 +193,11 @@ impl DenseGate {
             embedded::GATE_TABLE,
             embedded::GATE_MATCH_OF,
             embedded::GATE_MATCH_SETS,
+            embedded::GATE_LITERALS
+                .iter()
+                .map(|l| l.len())
+                .max()
+                .unwrap_or(0),
         )?;
         Some(DenseGate::new(dfa, literal_clauses))
     }
