@@ -362,7 +362,7 @@ mod tests {
         let new = approve(Some(&previous), &states, &states, &options, &approval).unwrap();
         let tools = &new.servers["s"].tools;
         assert!(matches!(tools["a"].definition, Definition::Kept(_)));
-        assert!(matches!(tools["b"].definition, Definition::Written(_)));
+        assert!(matches!(tools["b"].definition, Definition::Canonical(_)));
         // Field digests too, when they are the same (here for both tools: the edit is in the
         // stored definition, not in its digests).
         let stored = &previous.servers["s"].tools;
@@ -405,7 +405,7 @@ mod tests {
         let states = server_states(&inputs, &refreshed);
         let again = approve(Some(&other), &states, &states, &options, &approval).unwrap();
         for tool in again.servers["s"].tools.values() {
-            assert!(matches!(tool.definition, Definition::Written(_)));
+            assert!(matches!(tool.definition, Definition::Canonical(_)));
         }
         assert_eq!(again.render(), rendered);
     }

@@ -405,10 +405,19 @@ mod tests {
         let dfa = DenseDfa::of_literals(&literals).unwrap();
         assert_eq!(dfa.longest, 10);
         for len in [0, 40, 127, 128, 129, 130, 131, 200, 333] {
-            let text: Vec<u8> = b"xxabcdefghijab".iter().cycle().take(len).copied().collect();
+            let text: Vec<u8> = b"xxabcdefghijab"
+                .iter()
+                .cycle()
+                .take(len)
+                .copied()
+                .collect();
             let mut one_walk = Vec::new();
             dfa.walk(&text, |set| one_walk.push(set));
-            assert_eq!(dfa.lane_len(len).is_some(), len >= 4 * MIN_LANE_LEN - 3, "{len}");
+            assert_eq!(
+                dfa.lane_len(len).is_some(),
+                len >= 4 * MIN_LANE_LEN - 3,
+                "{len}"
+            );
             assert_eq!(dfa.sets_at_each_byte(&text), one_walk, "{len}");
             assert!(one_walk.iter().filter(|&&set| set != 0).count() >= len / 7);
         }
