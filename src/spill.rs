@@ -2,9 +2,9 @@
 //!
 //! A fresh lock of 1M tools approves 1.8 GB of definitions as canonical bytes (3.7 GB as the
 //! lock writes them), made as the snapshots are fingerprinted and needed again only when the
-//! lock is rendered. Past a budget held in memory, each is written pretty and appended to an
-//! unnamed temporary file beside the lock (gone when the run ends, however it ends) and read
-//! back, sealed, as its server is rendered, as a refresh reads back the previous lock's.
+//! lock is rendered. Past a budget held in memory, each is appended to an unnamed temporary
+//! file beside the lock (gone when the run ends, however it ends) and read back, sealed, as its
+//! server is rendered.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -23,17 +23,42 @@ pub enum Definition {
     /// Built in code, or not read (a lockfile given as an input, whose tools are read from the
     /// document itself: null).
     Tree(Box<Node>),
-    /// A new approval, held as the tool's canonical bytes (as hashed) and written pretty, at
-    /// `DEFINITION_INDENT`, as the lockfile is rendered: a lock holds every new approval until
+    /// A new approval, as the tool's canonical bytes (as hashed), written pretty at
+    /// `DEFINITION_INDENT` as the lockfile is rendered: a lock holds every new approval until
     /// it is written, and the canonical bytes are about 60% of the pretty ones (1.76 KB a tool
-    /// against 3 KB in the bench corpus).
-    Canonical(Arc<[u8]>),
+    /// against 2.8 KB in the bench corpus).
+    Canonical(Approved),
     /// In a lockfile's text.
     Stored(Arc<Stored>),
-    /// A new approval whose written form is on disk: exactly a stored definition's text (an
-    /// unchanged tool, re-approved), so that re-approving a large lock does not hold a second
-    /// copy of every definition; or appended to the run's spill (see [`crate::spill`]).
+    /// A new approval that is exactly a stored definition's text (an unchanged tool,
+    /// re-approved), on disk, so that re-approving a large lock does not hold a second copy of
+    /// every definition.
     Kept(Arc<Stored>),
+}
+
+/// Where a new approval's canonical bytes are.
+#[derive(Clone, Debug)]
+pub enum Approved {
+    Held(Arc<[u8]>),
+    /// Appended to the run's spill (see [`crate::spill`]), past its budget for memory.
+    Spilled {
+        file: Arc<OnDisk>,
+        span: Span,
+        sealed: Sealed,
+    },
+}
+
+impl Approved {
+    /// The canonical bytes: empty when they were spilled and the spill no longer holds them
+    /// (which the file remembers, see [`OnDisk::changed`]).
+    fn canonical(&self) -> Cow<'_, [u8]> {
+        match self {
+            Approved::Held(bytes) => Cow::Borrowed(bytes),
+            Approved::Spilled { file, span, sealed } => {
+                Cow::Owned(file.read_at(*span, *sealed).unwrap_or_default())
+            }
+        }
+    }
 }
 
 /// How deep a definition sits in the lockfile (`servers.<name>.tools.<name>.definition`).
@@ -243,42 +268,36 @@ impl Definition {
     /// An approved definition from its canonical bytes (the tool as hashed: without `_meta`
     /// and excluded fields): the `previous` definition of the tool when that is stored as
     /// exactly what the lockfile would hold for these bytes; else the bytes themselves, held
-    /// within `spill`'s budget for memory, past it written pretty into the spill.
+    /// within `spill`'s budget for memory, past it appended to the spill.
     pub fn approved(
         canonical: &[u8],
         previous: Option<&Definition>,
         spill: Option<&Spill>,
     ) -> Definition {
         thread_local! {
-            /// The pretty form, for the previous definition or the spill.
+            /// The pretty form, compared with the previous definition.
             static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         }
-        SCRATCH.with_borrow_mut(|scratch| {
-            scratch.clear();
-            if let Some(previous) = previous {
+        if let Some(previous @ (Definition::Stored(_) | Definition::Kept(_))) = previous {
+            let kept = SCRATCH.with_borrow_mut(|scratch| {
+                scratch.clear();
                 write_pretty_from_canonical(canonical, DEFINITION_INDENT, scratch);
-                if let Some(stored) = stored_as(previous, scratch) {
-                    return Definition::Kept(stored);
-                }
+                stored_as(previous, scratch)
+            });
+            if let Some(stored) = kept {
+                return Definition::Kept(stored);
             }
-            if let Some(spill) = spill.filter(|spill| !spill.holds(canonical.len())) {
-                if scratch.is_empty() {
-                    write_pretty_from_canonical(canonical, DEFINITION_INDENT, scratch);
-                }
-                if let Some((file, span)) = spill.append(scratch) {
-                    return Definition::Kept(Arc::new(Stored {
-                        text: StoredText::OnDisk {
-                            file: Arc::clone(file),
-                            span,
-                            sealed: Sealed::of(scratch),
-                        },
-                        limits: Limits::default(),
-                        // Not read for a kept definition, whose digests are taken from its text.
-                        verified: Verified::Hashed(None),
-                    }));
-                }
-            }
-            Definition::Canonical(Arc::from(canonical))
+        }
+        let spilled = spill
+            .filter(|spill| !spill.holds(canonical.len()))
+            .and_then(|spill| spill.append(canonical));
+        Definition::Canonical(match spilled {
+            Some((file, span)) => Approved::Spilled {
+                file: Arc::clone(file),
+                span,
+                sealed: Sealed::of(canonical),
+            },
+            None => Approved::Held(Arc::from(canonical)),
         })
     }
 
@@ -290,6 +309,9 @@ impl Definition {
                 StoredText::OnDisk { file, .. } if file.changed() => Some(file.path()),
                 _ => None,
             },
+            Definition::Canonical(Approved::Spilled { file, .. }) if file.changed() => {
+                Some(file.path())
+            }
             Definition::Tree(_) | Definition::Canonical(_) => None,
         }
     }
@@ -297,11 +319,14 @@ impl Definition {
     /// The bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`].
     pub fn written(&self) -> Cow<'_, [u8]> {
         match self {
-            Definition::Canonical(bytes) => {
+            Definition::Canonical(approved) => {
+                let canonical = approved.canonical();
                 // The pretty form is under twice the canonical one in the bench corpus: grown
                 // from empty, the vector was copied five or six times.
-                let mut out = Vec::with_capacity(bytes.len() * 2);
-                write_pretty_from_canonical(bytes, DEFINITION_INDENT, &mut out);
+                let mut out = Vec::with_capacity(canonical.len() * 2);
+                if !canonical.is_empty() {
+                    write_pretty_from_canonical(&canonical, DEFINITION_INDENT, &mut out);
+                }
                 Cow::Owned(out)
             }
             Definition::Kept(stored) => stored.raw(),
@@ -317,9 +342,9 @@ impl Definition {
     pub fn node(&self) -> Cow<'_, Node> {
         match self {
             Definition::Tree(node) => Cow::Borrowed(node),
-            Definition::Canonical(bytes) => Cow::Owned(
+            Definition::Canonical(approved) => Cow::Owned(
                 // The canonical bytes of a parsed tree, so valid JSON within the limits.
-                std::str::from_utf8(bytes)
+                std::str::from_utf8(&approved.canonical())
                     .ok()
                     .and_then(|text| parse(text, Dialect::Json, &Limits::default()).ok())
                     .unwrap_or_else(Node::null),
@@ -436,19 +461,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let within_budget = Spill::beside(&dir.path().join("mcp.lock"));
         let held = Definition::approved(canonical, None, Some(&within_budget));
-        assert!(matches!(held, Definition::Canonical(_)));
+        assert!(matches!(held, Definition::Canonical(Approved::Held(_))));
         let spill = Spill::on_disk_only(&dir.path().join("mcp.lock"));
         let spilled = Definition::approved(canonical, None, Some(&spill));
-        assert!(matches!(spilled, Definition::Kept(_)));
+        assert!(matches!(
+            spilled,
+            Definition::Canonical(Approved::Spilled { .. })
+        ));
         assert_eq!(spilled.written(), fresh.written());
         assert_eq!(canonical_of(&spilled), canonical);
         assert_eq!(canonical_of(&fresh), canonical);
         assert!(spilled.changed_on_disk().is_none());
-        let Definition::Kept(stored) = &spilled else {
+        let Definition::Canonical(Approved::Spilled { file, .. }) = &spilled else {
             unreachable!()
-        };
-        let StoredText::OnDisk { file, .. } = &stored.text else {
-            panic!("on disk");
         };
         file.handle().unwrap().write_all_at(b"[", 0).unwrap();
         assert!(spilled.written().is_empty());
