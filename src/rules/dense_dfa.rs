@@ -32,6 +32,9 @@ const LANES: usize = 4;
 /// than they save.
 const MIN_LANE_LEN: usize = 32;
 
+/// The most bytes [`DenseDfa::match_sets_in`] walks in lanes at once.
+const LANES_BLOCK: usize = 1 << 16;
+
 /// The bytes of a table entry: a state's number, so a table has at most 65536 states (the
 /// builtin rules' have about 14k; a larger automaton is walked as it is, slower, same answers).
 const ENTRY: usize = std::mem::size_of::<u16>();
@@ -195,8 +198,17 @@ impl DenseDfa {
             }
         };
         if self.lane_len(haystack.len()).is_some() {
-            for &set in &self.sets_at_each_byte(haystack) {
-                bit_set::insert(seen, usize::from(set));
+            // In blocks, each walked from the longest literal's length before it (as a lane
+            // is), so that a long string needs no log of two bytes per byte.
+            let mut from = 0;
+            while from < haystack.len() {
+                let start = from.saturating_sub(self.longest);
+                let end = from.saturating_add(LANES_BLOCK).min(haystack.len());
+                let sets = self.sets_at_each_byte(haystack.get(start..end).unwrap_or_default());
+                for &set in sets.get(from - start..).unwrap_or_default() {
+                    bit_set::insert(seen, usize::from(set));
+                }
+                from = end;
             }
         } else {
             self.walk(haystack, |set| bit_set::insert(seen, usize::from(set)));
@@ -420,6 +432,28 @@ mod tests {
             );
             assert_eq!(dfa.sets_at_each_byte(&text), one_walk, "{len}");
             assert!(one_walk.iter().filter(|&&set| set != 0).count() >= len / 7);
+        }
+    }
+
+    /// A string longer than a block of lanes reaches the sets one walk reaches: a literal
+    /// across a block's edge, and nowhere else, is found.
+    #[test]
+    fn blocks_of_lanes_find_a_literal_across_their_edge() {
+        let literals: Vec<Vec<u8>> = ["abcdefghij", "efg"].map(|l| l.as_bytes().to_vec()).into();
+        let dfa = DenseDfa::of_literals(&literals).unwrap();
+        for before_edge in [1, 5, 9] {
+            let mut text = vec![b'x'; LANES_BLOCK - before_edge];
+            text.extend_from_slice(b"abcdefghij");
+            text.resize(3 * LANES_BLOCK, b'x');
+            let mut one_walk = Vec::new();
+            dfa.walk(&text, |set| one_walk.push(usize::from(set)));
+            one_walk.sort_unstable();
+            one_walk.dedup();
+            one_walk.retain(|&set| set != 0);
+            assert_eq!(one_walk.len(), 2, "{before_edge}");
+            let mut found = Vec::new();
+            dfa.match_sets_in(&text, |set| found.push(set));
+            assert_eq!(found, one_walk, "{before_edge}");
         }
     }
 
