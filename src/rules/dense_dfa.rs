@@ -289,7 +289,7 @@ impl DenseDfa {
         }
         // Every lane but the last is `lane_len` long; the last, up to `LANES - 1` bytes
         // shorter, is walked in step with the others as far as it goes, and they then finish.
-        let last_len = haystack.len() - (LANES - 1) * lane_len;
+        let last_len = haystack.len().saturating_sub((LANES - 1) * lane_len);
         for offset in 0..lane_len {
             for (lane, state) in states.iter_mut().enumerate() {
                 if lane == LANES - 1 && offset >= last_len {
