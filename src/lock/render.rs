@@ -331,8 +331,8 @@ fn baseline_members(out: &mut Object, baseline: &Baseline) {
 }
 
 /// A server as rendered parts: its own members and each tool's from small trees, and each
-/// definition as it writes itself (a new approval from its canonical bytes, a kept one as the
-/// previous lock or the spill holds it, read back from there).
+/// definition as it writes itself (a new approval from its canonical bytes, held or read back
+/// from the spill; a kept one as the previous lock holds it, read back from there).
 fn server_parts(server: &LockedServer) -> Pretty<'_> {
     let mut head = Object::default();
     head.insert("status", Node::string(server.status.as_str()));
