@@ -73,12 +73,17 @@ pub fn run(env: &Env, args: &LockArgs) -> Result<u8, Vec<Error>> {
     let unchanged = || same_file || old.as_ref().is_some_and(|old| old.renders_as(&new));
     let up_to_date = || base.is_some() && unchanged();
     if args.check {
-        if up_to_date() {
+        let current = up_to_date();
+        if current {
             eprintln!("{shown} is up to date");
-            return Ok(0);
+        } else {
+            eprintln!(
+                "{shown} is out of date: review with `mcp-scan diff`, then run `mcp-scan lock`"
+            );
         }
-        eprintln!("{shown} is out of date: review with `mcp-scan diff`, then run `mcp-scan lock`");
-        return Ok(1);
+        // Dropping both models in place was 40 ms of a 100k run's last, one-core stretch.
+        crate::background::free("free-locks", (old, new));
+        return Ok(if current { 0 } else { 1 });
     }
     if args.show_diff || args.interactive {
         show_approvals(base, &new, env.paint).map_err(|e| vec![e])?;
