@@ -27,9 +27,9 @@
 #               crate mcp-scan uses (SHA extensions where the CPU has them): examples/floor.rs
 #        sha256sum  the same with coreutils (find -print0 | xargs -0 -P<nproc> sha256sum),
 #               which uses no SHA extensions: several times slower than `floor`
-#      each run after a `sync` (untimed), and prints wall time, tools/s, MB/s (snapshot bytes /
-#      wall time), peak RSS (/usr/bin/time -f %M, the maximum of the 3 runs) and the parallel
-#      speed-up;
+#      each run after a `sync` and a second's pause (untimed), and prints wall time, tools/s,
+#      MB/s (snapshot bytes / wall time), peak RSS (/usr/bin/time -f %M, the maximum of the 3
+#      runs) and the parallel speed-up;
 #   4. measures `check` on a tiny repository (3 snapshots, 3 tools each) as a pre-commit hook
 #      sees it: the mean of 20 back-to-back runs under one timer (a timer and GNU time around
 #      each run would add their own fork and exec, several ms on this VM), and the peak RSS of
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --huge) HUGE=1 ;;
         --sizes) SIZES="$2"; shift ;;
-        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -86,8 +86,11 @@ measure() {
         # Untimed set-up before each run (a function name), e.g. a fresh copy of a file.
         [ -n "${PREPARE:-}" ] && "$PREPARE"
         # Dirty pages flushed first (untimed): a 100k lock run writes 370 MB, and its
-        # writeback landing in the next run's time moved lock figures by up to a second.
+        # writeback landing in the next run's time moved lock figures by up to a second. Then
+        # a second's pause: without it, session 22's lock pairs still differed by half a
+        # second of system time.
         sync
+        sleep 1
         start=$(date +%s.%N)
         # Every measured command exits with $EXPECT (0 unless set: check runs with --fail-on
         # none): anything else is a failure, never a figure.
