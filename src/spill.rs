@@ -40,17 +40,19 @@ impl Spill {
         }
     }
 
-    /// Whether `len` more bytes of definitions fit in the memory budget ([`HELD_MAX`]),
-    /// counted as held if they do; past it, each goes to the file ([`Spill::append`]).
-    pub fn holds(&self, len: usize) -> bool {
-        let len = len as u64;
-        self.held.fetch_add(len, Ordering::Relaxed) + len <= HELD_MAX
+    /// Takes `bytes` onto disk once the definitions held in memory reach [`HELD_MAX`]: the
+    /// file and where they are in it; `None` when they are to be held in memory (within the
+    /// budget, or when they could not be written).
+    pub fn take(&self, bytes: &[u8]) -> Option<(&Arc<OnDisk>, Span)> {
+        let len = bytes.len() as u64;
+        if self.held.fetch_add(len, Ordering::Relaxed) + len <= HELD_MAX {
+            return None;
+        }
+        self.append(bytes)
     }
 
-    /// Appends `bytes` to the file: the file and where they are in it; `None` when they could
-    /// not be written.
     #[cfg(unix)]
-    pub fn append(&self, bytes: &[u8]) -> Option<(&Arc<OnDisk>, Span)> {
+    fn append(&self, bytes: &[u8]) -> Option<(&Arc<OnDisk>, Span)> {
         use std::os::unix::fs::FileExt;
         let file = self.file.get_or_init(|| {
             let file = tempfile::tempfile_in(&self.dir).ok()?;
@@ -71,7 +73,7 @@ impl Spill {
     /// Held in memory: an unnamed file is read through the handle every thread shares, which
     /// only unix reads without a shared position.
     #[cfg(not(unix))]
-    pub fn append(&self, _bytes: &[u8]) -> Option<(&Arc<OnDisk>, Span)> {
+    fn append(&self, _bytes: &[u8]) -> Option<(&Arc<OnDisk>, Span)> {
         None
     }
 
@@ -97,7 +99,10 @@ mod tests {
     fn reads_back_what_each_append_wrote() {
         let dir = tempfile::tempdir().unwrap();
         let lock = dir.path().join("mcp.lock");
-        assert!(Spill::beside(&lock).holds(5), "held in memory");
+        assert!(
+            Spill::beside(&lock).take(b"small").is_none(),
+            "held in memory"
+        );
         let spill = Spill::on_disk_only(&lock);
         let texts: Vec<String> = (0..500)
             .map(|i| format!("{i}:").repeat(i % 37 + 1))
@@ -105,8 +110,7 @@ mod tests {
         let spans: Vec<(Arc<OnDisk>, Span)> = texts
             .par_iter()
             .map(|text| {
-                assert!(!spill.holds(text.len()));
-                let (file, span) = spill.append(text.as_bytes()).unwrap();
+                let (file, span) = spill.take(text.as_bytes()).unwrap();
                 (Arc::clone(file), span)
             })
             .collect();

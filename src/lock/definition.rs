@@ -290,9 +290,7 @@ impl Definition {
                 return Definition::Kept(stored);
             }
         }
-        let spilled = spill
-            .filter(|spill| !spill.holds(canonical.len()))
-            .and_then(|spill| spill.append(canonical));
+        let spilled = spill.and_then(|spill| spill.take(canonical));
         Definition::Canonical(Arc::new(match spilled {
             Some((file, span)) => Approved::Spilled {
                 file: Arc::clone(file),
