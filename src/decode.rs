@@ -2,20 +2,37 @@
 //! and column. Snapshots and the lockfile are read through this, never through a serde struct that
 //! would drop unknown fields or lose positions.
 
+use std::cell::Cell;
 use std::path::Path;
 
 use crate::error::Error;
+use crate::finding::Span;
+use crate::json::lines::LineCursor;
 use crate::json::{Node, Number, Object, Pointer};
 
-#[derive(Clone, Copy)]
 pub struct Decoder<'a> {
     pub path: &'a Path,
     pub text: &'a str,
+    /// Where [`Decoder::place`] last placed a span: values placed in the order of the text
+    /// take one pass over it.
+    cursor: Cell<LineCursor>,
 }
 
 impl<'a> Decoder<'a> {
     pub fn new(path: &'a Path, text: &'a str) -> Decoder<'a> {
-        Decoder { path, text }
+        Decoder {
+            path,
+            text,
+            cursor: Cell::default(),
+        }
+    }
+
+    /// Where `node` sits in the text, in lines and columns (see [`crate::locate::place`]).
+    pub fn place(&self, node: &Node) -> Span {
+        let mut cursor = self.cursor.get();
+        let span = crate::locate::place(self.text, &mut cursor, node.span);
+        self.cursor.set(cursor);
+        span
     }
 
     pub fn error(&self, node: &Node, message: impl Into<String>) -> Error {

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::json::{Pointer, Span as ByteSpan};
+use crate::json::Pointer;
 use crate::source::SourceId;
 
 /// Ordered from least to most severe, so `>=` compares against `--fail-on`.
@@ -116,12 +116,9 @@ pub struct Location {
     pub target: Target,
     /// A byte range inside the decoded string value, e.g. a regex match in a description.
     pub sub: Option<Range<usize>>,
-    /// Where the value sits in the file's text, when the check that made the location knows
-    /// it (a tool's name): [`crate::locate`] then needs neither the file's tree nor a walk
-    /// through its text. Parsing every file again to locate the bench corpus's name
-    /// collisions (29k at 100k tools, in nearly every file) took a tenth of `check`'s CPU.
-    pub value_span: Option<ByteSpan>,
-    /// Filled in by [`crate::locate`]; `None` when the pointer does not resolve in a JSON text.
+    /// Filled in by [`crate::locate`], or by the check that made the location when the place
+    /// is known already (see [`Location::placed`]); `None` when the pointer does not resolve in
+    /// a JSON text.
     pub span: Option<Span>,
 }
 
@@ -132,14 +129,17 @@ impl Location {
             pointer,
             target: Target::Value,
             sub: None,
-            value_span: None,
             span: None,
         }
     }
 
-    /// The location of the value at `pointer`, which sits at `value_span` in the text.
-    pub fn found_at(mut self, value_span: ByteSpan) -> Location {
-        self.value_span = Some(value_span);
+    /// The location of the value at `pointer`, which was placed at `span` as its file was read
+    /// (a tool's name, see [`crate::locate::place`]): [`crate::locate`] then needs neither the
+    /// file's tree nor its text. Parsing every file again to locate the bench corpus's name
+    /// collisions (29k at 100k tools, in nearly every file) took a tenth of `check`'s CPU, and
+    /// reading them again to turn the names' bytes into lines a few percent more.
+    pub fn placed(mut self, span: Span) -> Location {
+        self.span = Some(span);
         self
     }
 

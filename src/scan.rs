@@ -500,12 +500,13 @@ fn mark_used_ignores(findings: &[Finding], config: &Config, ignore_used: &mut [b
 /// Resolves every location to a span, then orders findings by file and position.
 fn locate_and_sort(sources: &Sources, findings: &mut [Finding]) {
     // Those of each file's own checks were located before its tree was freed.
-    let unlocated = findings
-        .iter_mut()
-        .flat_map(Finding::locations_mut)
-        .filter(|location| location.span.is_none())
-        .collect();
-    locate_all(sources, unlocated);
+    locate_all(
+        sources,
+        findings
+            .iter_mut()
+            .flat_map(Finding::locations_mut)
+            .collect(),
+    );
     findings.par_sort_by(|a, b| {
         (
             a.location.source,

@@ -40,7 +40,7 @@ impl Entry<'_> {
     fn location(&self) -> Location {
         let location = Location::new(self.source, self.state.tool.pointer.key("name"));
         match self.state.tool.name_span {
-            Some(span) => location.found_at(span),
+            Some(span) => location.placed(span),
             None => location,
         }
     }

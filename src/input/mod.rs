@@ -67,9 +67,10 @@ pub struct ToolRef {
     /// input): a check across files parses the tool alone from there once the file's tree is
     /// freed, rather than stepping through the file to it.
     pub span: Option<Span>,
-    /// Where the tool's `name` string sits in the source text (`None` for a lockfile given
-    /// as an input): a finding on the name is located from it once the file's tree is freed.
-    pub name_span: Option<Span>,
+    /// Where the tool's `name` string sits in the source text, placed as the file was read
+    /// (`None` for a lockfile given as an input): a finding on the name needs the file neither
+    /// parsed nor read again.
+    pub name_span: Option<crate::finding::Span>,
     /// Where the tool's `description` string sits in the source text, when it has one: a
     /// check across files reads it from there once the file's tree is freed.
     pub description_span: Option<Span>,

@@ -207,7 +207,7 @@ fn read_tool(node: &Node, pointer: Pointer, decoder: &Decoder<'_>) -> Result<Too
         name: name.to_string(),
         pointer,
         span: Some(node.span),
-        name_span: Some(name_node.span),
+        name_span: Some(decoder.place(name_node)),
         description_span: obj
             .get("description")
             .filter(|d| d.as_str().is_some())
@@ -280,10 +280,13 @@ mod tests {
             panic!("not a snapshot");
         };
         let at = |span: Option<Span>| span.and_then(|s| text.get(s.start..s.end));
+        let placed = |span: Option<crate::finding::Span>| {
+            span.and_then(|s| text.get(s.start_byte..s.end_byte))
+        };
         let spans: Vec<_> = snapshot
             .tools
             .iter()
-            .map(|t| (at(t.span), at(t.name_span), at(t.description_span)))
+            .map(|t| (at(t.span), placed(t.name_span), at(t.description_span)))
             .collect();
         assert_eq!(
             spans,
@@ -296,6 +299,22 @@ mod tests {
                 (Some(r#"{"name":"b\u0061d"}"#), Some(r#""b\u0061d""#), None),
             ]
         );
+    }
+
+    /// Names are placed in lines and columns as the file is read, page after page.
+    #[test]
+    fn places_each_tool_name_in_lines_and_columns() {
+        let text = "[\n {\"tools\": [\n  {\"name\": \"a\"},\n  {\"title\": \"é\", \"name\": \"bé\"}\n ]},\n {\"tools\": [{\"name\": \"c\"}]}\n]\n";
+        let Ok(Shape::Snapshot(snapshot)) = shape(text) else {
+            panic!("not a snapshot");
+        };
+        let placed: Vec<_> = snapshot
+            .tools
+            .iter()
+            .filter_map(|t| t.name_span)
+            .map(|s| (s.line, s.column, s.end_line, s.end_column))
+            .collect();
+        assert_eq!(placed, [(3, 12, 3, 15), (4, 26, 4, 30), (6, 22, 6, 25)]);
     }
 
     #[test]

@@ -52,18 +52,7 @@ impl LineIndex {
             .partition_point(|&start| start <= offset)
             .max(1);
         let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
-        let before = text.get(line_start..offset).unwrap_or_default();
-        let visible = if line_start == 0 {
-            before.strip_prefix(BOM).unwrap_or(before)
-        } else {
-            before
-        };
-        Position {
-            line,
-            column: visible.chars().count() + 1,
-            column_utf16: visible.encode_utf16().count() + 1,
-            column_byte: before.len() + 1,
-        }
+        in_line(text, line, line_start, offset)
     }
 
     /// Line `line` (1-based) without its terminator; `""` when out of range.
@@ -87,6 +76,57 @@ impl LineIndex {
 
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
+    }
+}
+
+/// The position of `offset` (a character boundary) on line `line`, which starts at `line_start`.
+fn in_line(text: &str, line: usize, line_start: usize, offset: usize) -> Position {
+    let before = text.get(line_start..offset).unwrap_or_default();
+    let visible = if line_start == 0 {
+        before.strip_prefix(BOM).unwrap_or(before)
+    } else {
+        before
+    };
+    Position {
+        line,
+        column: visible.chars().count() + 1,
+        column_utf16: visible.encode_utf16().count() + 1,
+        column_byte: before.len() + 1,
+    }
+}
+
+/// [`LineIndex::position`] for offsets asked in ascending order, without an index: each call
+/// counts the line breaks from the offset before it, so placing every tool name of a snapshot
+/// (they come in the order of the text) is one pass over the text and no allocation. An offset
+/// before the last one counts again from the start.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LineCursor {
+    /// The last offset asked for, the line it is on, and where that line starts.
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl LineCursor {
+    pub fn position(&mut self, text: &str, offset: usize) -> Position {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset || self.line == 0 {
+            *self = LineCursor {
+                offset: 0,
+                line: 1,
+                line_start: 0,
+            };
+        }
+        let skipped = text.as_bytes().get(self.offset..offset).unwrap_or_default();
+        for newline in memchr::memchr_iter(b'\n', skipped) {
+            self.line += 1;
+            self.line_start = self.offset + newline + 1;
+        }
+        self.offset = offset;
+        in_line(text, self.line, self.line_start, offset)
     }
 }
 
@@ -133,6 +173,32 @@ mod tests {
                 expected,
                 "{text:?} @ {offset}"
             );
+            assert_eq!(
+                LineCursor::default().position(text, offset),
+                expected,
+                "{text:?} @ {offset}"
+            );
+        }
+    }
+
+    /// A cursor asked for every offset of a text, forwards, backwards and skipping about,
+    /// answers as the index does.
+    #[test]
+    fn a_cursor_answers_as_the_index_in_any_order() {
+        let text = "\u{FEFF}{\n  \"a\": \"é中\",\r\n\n  \"b\": \"😀\"\r}\n";
+        let index = LineIndex::new(text);
+        let forwards: Vec<usize> = (0..=text.len() + 1).collect();
+        let backwards: Vec<usize> = forwards.iter().rev().copied().collect();
+        let skipping: Vec<usize> = forwards.iter().map(|i| i * 7 % forwards.len()).collect();
+        for order in [forwards, backwards, skipping] {
+            let mut cursor = LineCursor::default();
+            for offset in order {
+                assert_eq!(
+                    cursor.position(text, offset),
+                    index.position(text, offset),
+                    "@ {offset}"
+                );
+            }
         }
     }
 

@@ -305,7 +305,11 @@ impl Lock {
             .map_or(&[][..], |servers| &servers.members);
         let read: Vec<Result<LockedServer, Unreadable>> = members
             .par_iter()
-            .map(|member| read_stored_server(&text, member.value.span, limits, &options, &decoder))
+            .map(|member| {
+                // A decoder each: one places values as it goes, so is no thread's to share.
+                let decoder = Decoder::new(path, &text);
+                read_stored_server(&text, member.value.span, limits, &options, &decoder)
+            })
             .collect();
         // Syntax first, wherever it is; then the document is decoded in order, each server's
         // result taken where the decoding reaches it.
