@@ -13,9 +13,9 @@ use crate::json::{Node, Number, Object, Pointer};
 pub struct Decoder<'a> {
     pub path: &'a Path,
     pub text: &'a str,
-    /// Where [`Decoder::place`] last placed a span: values placed in the order of the text
-    /// take one pass over it.
-    cursor: Cell<LineCursor>,
+    /// For a decoder that places values ([`Decoder::placing`]), where [`Decoder::place`] last
+    /// placed one: values placed in the order of the text take one pass over it.
+    cursor: Option<Cell<LineCursor>>,
 }
 
 impl<'a> Decoder<'a> {
@@ -23,16 +23,26 @@ impl<'a> Decoder<'a> {
         Decoder {
             path,
             text,
-            cursor: Cell::default(),
+            cursor: None,
         }
     }
 
-    /// Where `node` sits in the text, in lines and columns (see [`crate::locate::place`]).
-    pub fn place(&self, node: &Node) -> Span {
-        let mut cursor = self.cursor.get();
+    /// A decoder whose [`Decoder::place`] places values: for a run that reports on them.
+    pub fn placing(path: &'a Path, text: &'a str) -> Decoder<'a> {
+        Decoder {
+            cursor: Some(Cell::default()),
+            ..Decoder::new(path, text)
+        }
+    }
+
+    /// Where `node` sits in the text, in lines and columns (see [`crate::locate::place`]), when
+    /// this decoder places values. Boxed: most runs place nothing, and a tool's record holds it.
+    pub fn place(&self, node: &Node) -> Option<Box<Span>> {
+        let cell = self.cursor.as_ref()?;
+        let mut cursor = cell.get();
         let span = crate::locate::place(self.text, &mut cursor, node.span);
-        self.cursor.set(cursor);
-        span
+        cell.set(cursor);
+        Some(Box::new(span))
     }
 
     pub fn error(&self, node: &Node, message: impl Into<String>) -> Error {

@@ -142,20 +142,22 @@ fn missing_lock(path: &std::path::Path) -> Error {
 }
 
 /// Loads every path; "no tools at all" is an error: a scan that checked nothing is not clean.
+/// `scanning` is true for a scan (`check`): it accepts lockfiles, and client configs alone, as
+/// inputs, and it places tool names as it reads them, for its findings on names.
 pub fn load_inputs(
     paths: &[PathBuf],
     exclude: &[PathBuf],
-    accept_lockfiles: bool,
+    scanning: bool,
     max_file_size: ByteSize,
 ) -> Result<Inputs, Vec<Error>> {
-    load_inputs_each(paths, exclude, accept_lockfiles, max_file_size, |_| ()).map(|(i, _)| i)
+    load_inputs_each(paths, exclude, scanning, max_file_size, |_| ()).map(|(i, _)| i)
 }
 
 /// [`load_inputs`], with `each` run on every file as it is read (see [`input::load_each`]).
 pub fn load_inputs_each<T: Send>(
     paths: &[PathBuf],
     exclude: &[PathBuf],
-    accept_lockfiles: bool,
+    scanning: bool,
     max_file_size: ByteSize,
     each: impl Fn(&mut Inputs) -> T + Sync,
 ) -> Result<(Inputs, PerFile<T>), Vec<Error>> {
@@ -165,13 +167,14 @@ pub fn load_inputs_each<T: Send>(
             exclude,
             limits: Limits::default(),
             max_file_size,
-            accept_lockfiles,
+            accept_lockfiles: scanning,
+            place_names: scanning,
         },
         each,
     )?;
     // For `check` (the command that accepts every kind of input) a client config alone is
     // something to check; `lock` and `diff` need tools.
-    let configs_checked = accept_lockfiles && !inputs.configs.is_empty();
+    let configs_checked = scanning && !inputs.configs.is_empty();
     if inputs.tool_count() == 0 && !configs_checked {
         let shown: Vec<String> = paths
             .iter()
@@ -617,5 +620,21 @@ mod tests {
             assert!(source.text_freed(), "{}", source.display_path());
         }
         report.sources.changed().unwrap();
+    }
+
+    /// A scan places every tool name as it reads the file; `lock` and `diff` place none (a
+    /// placement is 64 bytes a tool that only a scan's findings use).
+    #[test]
+    fn only_a_scan_places_tool_names() {
+        let paths = ["testdata/example/snapshots".into()];
+        for scanning in [true, false] {
+            let inputs = load_inputs(&paths, &[], scanning, ByteSize(1 << 20)).unwrap();
+            let tools: Vec<&crate::input::ToolRef> =
+                inputs.servers.iter().flat_map(|s| &s.tools).collect();
+            assert!(!tools.is_empty());
+            for tool in tools {
+                assert_eq!(tool.name_span.is_some(), scanning, "{}", tool.name);
+            }
+        }
     }
 }

@@ -39,8 +39,8 @@ struct Entry<'a> {
 impl Entry<'_> {
     fn location(&self) -> Location {
         let location = Location::new(self.source, self.state.tool.pointer.key("name"));
-        match self.state.tool.name_span {
-            Some(span) => location.placed(span),
+        match self.state.tool.name_span.as_deref() {
+            Some(&span) => location.placed(span),
             None => location,
         }
     }

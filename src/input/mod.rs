@@ -67,10 +67,10 @@ pub struct ToolRef {
     /// input): a check across files parses the tool alone from there once the file's tree is
     /// freed, rather than stepping through the file to it.
     pub span: Option<Span>,
-    /// Where the tool's `name` string sits in the source text, placed as the file was read
-    /// (`None` for a lockfile given as an input): a finding on the name needs the file neither
-    /// parsed nor read again.
-    pub name_span: Option<crate::finding::Span>,
+    /// Where the tool's `name` string sits in the source text, placed as the file was read by
+    /// a scan (see [`LoadOptions::place_names`]; `None` otherwise, and for a lockfile given as an
+    /// input): a finding on the name needs the file neither parsed nor read again.
+    pub name_span: Option<Box<crate::finding::Span>>,
     /// Where the tool's `description` string sits in the source text, when it has one: a
     /// check across files reads it from there once the file's tree is freed.
     pub description_span: Option<Span>,
@@ -161,6 +161,11 @@ pub struct LoadOptions<'a> {
     pub max_file_size: ByteSize,
     /// Whether a lockfile may be given as an input (`check` yes, `lock` no).
     pub accept_lockfiles: bool,
+    /// Whether each tool's name is placed in lines and columns as its file is read (`check`,
+    /// whose findings on names would otherwise read nearly every file again). Other runs
+    /// report on no name, and a placement is 64 bytes a tool: at 1M tools, the peak of a
+    /// `lock` run, close to the 2 GB target, grew by 60–90 MB with one for every tool.
+    pub place_names: bool,
 }
 
 /// What one file turned into, before servers are named and checked for clashes.
@@ -294,7 +299,10 @@ fn load_file(candidate: &Candidate, options: &LoadOptions<'_>) -> Result<Inputs,
     let dialect = client.map_or(Dialect::Json, ClientKind::dialect);
     let root = parse(&text, dialect, &options.limits)
         .map_err(|e| Error::at_offset(path, &text, e.offset, e.message))?;
-    let decoder = Decoder::new(path, &text);
+    let decoder = match options.place_names {
+        true => Decoder::placing(path, &text),
+        false => Decoder::new(path, &text),
+    };
     let client = client.or_else(|| root.get("mcpServers").map(|_| ClientKind::Generic));
     let loaded = if let Some(kind) = client {
         Loaded::ClientConfig(clients::from_node(&root, kind, &decoder)?)
@@ -356,7 +364,7 @@ pub fn from_text(
 ) -> Result<Inputs, Error> {
     let root = parse(&text, Dialect::Json, limits)
         .map_err(|e| Error::at_offset(label, &text, e.offset, e.message))?;
-    let shape = match classify(&root, &Decoder::new(label, &text))? {
+    let shape = match classify(&root, &Decoder::placing(label, &text))? {
         Shape::Snapshot(shape) => shape,
         Shape::NotSnapshot(reason) => {
             return Err(Error::in_file(

@@ -207,7 +207,7 @@ fn read_tool(node: &Node, pointer: Pointer, decoder: &Decoder<'_>) -> Result<Too
         name: name.to_string(),
         pointer,
         span: Some(node.span),
-        name_span: Some(decoder.place(name_node)),
+        name_span: decoder.place(name_node),
         description_span: obj
             .get("description")
             .filter(|d| d.as_str().is_some())
@@ -224,7 +224,7 @@ mod tests {
 
     fn shape(text: &str) -> Result<Shape, String> {
         let root = parse(text, Dialect::Json, &Limits::default()).map_err(|e| e.message)?;
-        classify(&root, &Decoder::new(Path::new("s.json"), text)).map_err(|e| e.to_string())
+        classify(&root, &Decoder::placing(Path::new("s.json"), text)).map_err(|e| e.to_string())
     }
 
     fn tools_of(text: &str) -> (SnapshotKind, Vec<String>) {
@@ -280,13 +280,19 @@ mod tests {
             panic!("not a snapshot");
         };
         let at = |span: Option<Span>| span.and_then(|s| text.get(s.start..s.end));
-        let placed = |span: Option<crate::finding::Span>| {
+        let placed = |span: Option<&crate::finding::Span>| {
             span.and_then(|s| text.get(s.start_byte..s.end_byte))
         };
         let spans: Vec<_> = snapshot
             .tools
             .iter()
-            .map(|t| (at(t.span), placed(t.name_span), at(t.description_span)))
+            .map(|t| {
+                (
+                    at(t.span),
+                    placed(t.name_span.as_deref()),
+                    at(t.description_span),
+                )
+            })
             .collect();
         assert_eq!(
             spans,
@@ -311,7 +317,7 @@ mod tests {
         let placed: Vec<_> = snapshot
             .tools
             .iter()
-            .filter_map(|t| t.name_span)
+            .filter_map(|t| t.name_span.as_deref())
             .map(|s| (s.line, s.column, s.end_line, s.end_column))
             .collect();
         assert_eq!(placed, [(3, 12, 3, 15), (4, 26, 4, 30), (6, 22, 6, 25)]);
