@@ -97,7 +97,7 @@ fn in_line(text: &str, line: usize, line_start: usize, offset: usize) -> Positio
 
 /// How many `\n` are in `bytes`: summed in bytes 64 at a time, which vectorises. Stopping at
 /// each of the 8M line breaks of the 100k bench corpus, or counting them one by one into a
-/// `usize`, took a `lock` 2-4% of its CPU.
+/// `usize`, was 4.4% of a one-thread load of its snapshots with every name placed; this, 0.8%.
 fn count_newlines(bytes: &[u8]) -> usize {
     let chunks = bytes.chunks_exact(64);
     let rest = chunks.remainder();
