@@ -111,12 +111,23 @@ fn count_newlines(bytes: &[u8]) -> usize {
 /// counts the line breaks from the offset before it, so placing every tool name of a snapshot
 /// (they come in the order of the text) is one pass over the text and no allocation. An offset
 /// before the last one counts again from the start.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct LineCursor {
     /// The last offset asked for, the line it is on, and where that line starts.
     offset: usize,
     line: usize,
     line_start: usize,
+}
+
+impl Default for LineCursor {
+    /// At the start of the text.
+    fn default() -> LineCursor {
+        LineCursor {
+            offset: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
 }
 
 impl LineCursor {
@@ -125,12 +136,8 @@ impl LineCursor {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        if offset < self.offset || self.line == 0 {
-            *self = LineCursor {
-                offset: 0,
-                line: 1,
-                line_start: 0,
-            };
+        if offset < self.offset {
+            *self = LineCursor::default();
         }
         let skipped = text.as_bytes().get(self.offset..offset).unwrap_or_default();
         self.line += count_newlines(skipped);

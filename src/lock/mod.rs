@@ -306,7 +306,8 @@ impl Lock {
         let read: Vec<Result<LockedServer, Unreadable>> = members
             .par_iter()
             .map(|member| {
-                // A decoder each: one places values as it goes, so is no thread's to share.
+                // A decoder each: a decoder can hold a cursor for placing values (see
+                // `Decoder::placing`), so is no thread's to share.
                 let decoder = Decoder::new(path, &text);
                 read_stored_server(&text, member.value.span, limits, &options, &decoder)
             })
