@@ -183,40 +183,29 @@ impl DenseDfa {
     }
 
     /// Calls `found` once with each match set reached somewhere in `haystack`, ascending.
-    pub fn match_sets_in(&self, haystack: &[u8], mut found: impl FnMut(usize)) {
-        // On the stack for up to 2047 match sets (the built-in rules have 1261): this runs once
-        // per string, most strings are short, and an allocation costs as much as walking a few
-        // dozen bytes.
-        let words = self.match_sets.len().div_ceil(64);
-        let mut on_stack = [0u64; 32];
-        let mut on_heap = Vec::new();
-        let seen = match on_stack.get_mut(..words) {
-            Some(seen) => seen,
-            None => {
-                on_heap.resize(words, 0);
-                &mut on_heap
-            }
-        };
-        if self.lane_len(haystack.len()).is_some() {
-            // In blocks, each walked from the longest literal's length before it (as a lane
-            // is), so that a long string needs no log of two bytes per byte.
-            let mut from = 0;
-            while from < haystack.len() {
-                let start = from.saturating_sub(self.longest);
-                let end = from.saturating_add(LANES_BLOCK).min(haystack.len());
-                let sets = self.sets_at_each_byte(haystack.get(start..end).unwrap_or_default());
-                for &set in sets.get(from - start..).unwrap_or_default() {
-                    bit_set::insert(seen, usize::from(set));
+    pub fn match_sets_in(&self, haystack: &[u8], found: impl FnMut(usize)) {
+        bit_set::with_zeroed(self.match_sets.len(), |seen| {
+            if self.lane_len(haystack.len()).is_some() {
+                // In blocks, each walked from the longest literal's length before it (as a
+                // lane is), so that a long string needs no log of two bytes per byte.
+                let mut from = 0;
+                while from < haystack.len() {
+                    let start = from.saturating_sub(self.longest);
+                    let end = from.saturating_add(LANES_BLOCK).min(haystack.len());
+                    let sets = self.sets_at_each_byte(haystack.get(start..end).unwrap_or_default());
+                    for &set in sets.get(from - start..).unwrap_or_default() {
+                        bit_set::insert(seen, usize::from(set));
+                    }
+                    from = end;
                 }
-                from = end;
+            } else {
+                self.walk(haystack, |set| bit_set::insert(seen, usize::from(set)));
             }
-        } else {
-            self.walk(haystack, |set| bit_set::insert(seen, usize::from(set)));
-        }
-        // Set 0 is every byte where no literal ends.
-        bit_set::ones(seen)
-            .skip_while(|&set| set == 0)
-            .for_each(&mut found);
+            // Set 0 is every byte where no literal ends.
+            bit_set::ones(seen)
+                .skip_while(|&set| set == 0)
+                .for_each(found);
+        });
     }
 
     /// The match sets reached in `haystack`, walked once in consecutive parts that end at each

@@ -249,7 +249,9 @@ impl ClauseHits {
             .iter()
             .zip(firsts)
             .enumerate()
-            .flat_map(|(i, (&hit, &first))| bit_set::ones_in_word(i, hit & first))
+            .map(|(i, (&hit, &first))| (i, hit & first))
+            .filter(|&(_, firsts)| firsts != 0)
+            .flat_map(|(i, firsts)| bit_set::ones_in_word(i, firsts))
     }
 }
 
@@ -472,14 +474,15 @@ impl LiteralGate {
         let ends = sentences.iter().map(|s| (s.end + 1).min(haystack.len()));
         let (sets, sentence_ends) = table.dfa.match_sets_by_part(haystack, ends);
         let mut whole = ClauseHits::default();
-        let mut marked = vec![0u64; table.dfa.match_sets().div_ceil(64) + 1];
-        for &set in &sets {
-            let set = usize::from(set);
-            if !bit_set::contains(&marked, set) {
-                bit_set::insert(&mut marked, set);
-                whole.mark_all(table.set_clauses.of(set));
+        bit_set::with_zeroed(table.dfa.match_sets() + 1, |marked| {
+            for &set in &sets {
+                let set = usize::from(set);
+                if !bit_set::contains(marked, set) {
+                    bit_set::insert(marked, set);
+                    whole.mark_all(table.set_clauses.of(set));
+                }
             }
-        }
+        });
         let (bound, free): (Vec<usize>, Vec<usize>) = self
             .candidates_among(&whole)
             .into_iter()
