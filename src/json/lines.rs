@@ -43,10 +43,7 @@ impl LineIndex {
     /// The position of `offset`, clamped to `text.len()` and rounded down to
     /// a character boundary so any offset is accepted.
     pub fn position(&self, text: &str, offset: usize) -> Position {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = char_floor(text, offset);
         let line = self
             .line_starts
             .partition_point(|&start| start <= offset)
@@ -77,6 +74,16 @@ impl LineIndex {
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
+}
+
+/// `offset` clamped to `text.len()` and rounded down to a character boundary, so that a position
+/// can be asked for any offset.
+fn char_floor(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 /// The position of `offset` (a character boundary) on line `line`, which starts at `line_start`.
@@ -132,10 +139,7 @@ impl Default for LineCursor {
 
 impl LineCursor {
     pub fn position(&mut self, text: &str, offset: usize) -> Position {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = char_floor(text, offset);
         if offset < self.offset {
             *self = LineCursor::default();
         }
