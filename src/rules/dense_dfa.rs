@@ -208,18 +208,16 @@ impl DenseDfa {
         });
     }
 
-    /// The match sets reached in `haystack`, walked once in consecutive parts that end at each
-    /// of `ends` (ascending, the last the haystack's length): one entry for each byte where a
-    /// literal ends (so a set may come more than once), and where each part's entries end.
-    pub fn match_sets_by_part(
-        &self,
-        haystack: &[u8],
+    /// `sets`, the match set of each byte of a haystack, cut into consecutive parts that end at
+    /// each of `ends` (ascending, the last the haystack's length): one entry for each byte where
+    /// a literal ends (so a set may come more than once), and where each part's entries end.
+    pub fn sets_by_part(
+        mut sets: Vec<u16>,
         ends: impl IntoIterator<Item = usize>,
     ) -> (Vec<u16>, Vec<usize>) {
         // Compacted without a branch: every byte's set is written at the end, and only a set
         // other than 0 (no literal ends here) moves the end on. Prose reaches a set every ten
         // bytes or so, too often and too irregularly for a branch to be predicted.
-        let mut sets = self.sets_at_each_byte(haystack);
         let mut part_ends = Vec::new();
         let (mut start, mut len) = (0, 0);
         for end in ends {
@@ -238,7 +236,7 @@ impl DenseDfa {
     }
 
     /// The match set of the state the walk over `haystack` is in after each of its bytes.
-    fn sets_at_each_byte(&self, haystack: &[u8]) -> Vec<u16> {
+    pub fn sets_at_each_byte(&self, haystack: &[u8]) -> Vec<u16> {
         let mut sets = vec![0; haystack.len()];
         match self.lane_len(haystack.len()) {
             Some(lane_len) => self.walk_lanes(haystack, lane_len, &mut sets),
@@ -453,7 +451,9 @@ mod tests {
         let literals: Vec<Vec<u8>> = ["ab", "b", "a.b"].map(|l| l.as_bytes().to_vec()).into();
         let dfa = DenseDfa::of_literals(&literals).unwrap();
         let text = b"ab.bxa.b";
-        let (sets, ends) = dfa.match_sets_by_part(text, [3, 5, text.len()]);
+        let by_part =
+            |ends: &[usize]| DenseDfa::sets_by_part(dfa.sets_at_each_byte(text), ends.to_vec());
+        let (sets, ends) = by_part(&[3, 5, text.len()]);
         assert_eq!(ends, [1, 2, 3]);
         let parts: Vec<Vec<usize>> = [0..1, 1..2, 2..3]
             .map(|r| {
@@ -467,7 +467,7 @@ mod tests {
             .into();
         // `ab` and `b` in "ab.", `b` in "bx", and `a.b` (with its `b`) in "a.b".
         assert_eq!(parts, [vec![0, 1], vec![1], vec![1, 2]]);
-        let (whole, ends) = dfa.match_sets_by_part(text, [text.len()]);
+        let (whole, ends) = by_part(&[text.len()]);
         assert_eq!((whole, ends), (sets, vec![3]));
     }
 }

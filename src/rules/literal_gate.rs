@@ -202,11 +202,39 @@ impl DenseGate {
         Some(DenseGate::new(dfa, literal_clauses))
     }
 
-    fn clauses_in(&self, haystack: &[u8]) -> ClauseHits {
+    /// The clauses of `sets`, the match sets a string reaches (none of them 0), as many
+    /// times as it reaches each.
+    fn clauses_of(&self, sets: &[u16]) -> ClauseHits {
         let mut hits = ClauseHits::default();
-        self.dfa
-            .match_sets_in(haystack, |set| hits.mark_all(self.set_clauses.of(set)));
+        if sets.len() <= FEW_SETS {
+            for &set in sets {
+                hits.mark_all(self.set_clauses.of(usize::from(set)));
+            }
+        } else {
+            bit_set::with_zeroed(self.dfa.match_sets() + 1, |marked| {
+                for &set in sets {
+                    let set = usize::from(set);
+                    if !bit_set::contains(marked, set) {
+                        bit_set::insert(marked, set);
+                        hits.mark_all(self.set_clauses.of(set));
+                    }
+                }
+            });
+        }
         hits
+    }
+
+    /// The clauses of the match sets reached in `haystack`.
+    fn clauses_in(&self, haystack: &[u8]) -> ClauseHits {
+        if haystack.len() > FEW_SETS_LEN {
+            let mut hits = ClauseHits::default();
+            self.dfa
+                .match_sets_in(haystack, |set| hits.mark_all(self.set_clauses.of(set)));
+            return hits;
+        }
+        let (sets, _) =
+            DenseDfa::sets_by_part(self.dfa.sets_at_each_byte(haystack), [haystack.len()]);
+        self.clauses_of(&sets)
     }
 }
 
@@ -254,6 +282,18 @@ impl ClauseHits {
             .flat_map(|(i, firsts)| bit_set::ones_in_word(i, firsts))
     }
 }
+
+/// Up to how many match sets a string's clauses are marked from each set as the walk reached
+/// it, a set that came again marked again: fewer ORs of a set's clauses (21 words for the
+/// builtin rules) than the bit set of every match set that tells repeats apart costs (111
+/// words, cleared, and for a string without periods listed). Most strings are short property
+/// descriptions and values.
+const FEW_SETS: usize = 16;
+
+/// The longest string without periods that is taken to reach [`FEW_SETS`] sets or so (prose
+/// reaches one every ten bytes or so): its sets are logged and marked from the log, not from
+/// the bit set.
+const FEW_SETS_LEN: usize = 10 * FEW_SETS;
 
 /// See [`Built::dense`]: with the clauses' bookkeeping, the NFA takes about 11 ms per MB
 /// of text and the table 6 ms.
@@ -472,17 +512,9 @@ impl LiteralGate {
         // byte: a literal that holds a period (no sentence-bound pattern has one) counts for
         // the sentence it ends in.
         let ends = sentences.iter().map(|s| (s.end + 1).min(haystack.len()));
-        let (sets, sentence_ends) = table.dfa.match_sets_by_part(haystack, ends);
-        let mut whole = ClauseHits::default();
-        bit_set::with_zeroed(table.dfa.match_sets() + 1, |marked| {
-            for &set in &sets {
-                let set = usize::from(set);
-                if !bit_set::contains(marked, set) {
-                    bit_set::insert(marked, set);
-                    whole.mark_all(table.set_clauses.of(set));
-                }
-            }
-        });
+        let (sets, sentence_ends) =
+            DenseDfa::sets_by_part(table.dfa.sets_at_each_byte(haystack), ends);
+        let whole = table.clauses_of(&sets);
         let (bound, free): (Vec<usize>, Vec<usize>) = self
             .candidates_among(&whole)
             .into_iter()
@@ -702,6 +734,36 @@ mod tests {
         assert!(gate.built().dense.get().is_some_and(Option::is_some));
         assert_eq!(gate.patterns_in(b"Ignore PREVIOUS"), [0]);
         assert_eq!(gate.patterns_in(b"ignore"), Vec::<usize>::new());
+    }
+
+    /// A string's clauses, marked from each set as the walk reached it, are the ones the bit
+    /// set of match sets gives; short or long, with periods or without, the gate lets the same
+    /// patterns through.
+    #[test]
+    fn short_and_long_strings_mark_the_same_clauses() {
+        let gate = LiteralGate::with_table(
+            &[
+                Gating::read(r"ignore\s+previous"),
+                Gating::read(r"send\s+to"),
+            ],
+            false,
+        );
+        let table = gate.dense();
+        let short = b"ignore previous, ignore it, send to";
+        let (sets, _) = DenseDfa::sets_by_part(table.dfa.sets_at_each_byte(short), [short.len()]);
+        assert!(sets.len() > 1 && sets.len() < FEW_SETS);
+        // The same sets, each come again past `FEW_SETS`: told apart by the bit set.
+        let repeated: Vec<u16> = sets.iter().cycle().take(FEW_SETS + 1).copied().collect();
+        let few = table.clauses_of(&sets).0;
+        assert_eq!(table.clauses_of(&repeated).0, few);
+        assert!(few.iter().any(|&w| w != 0));
+        let long = [short.as_slice(), &[b' '; FEW_SETS_LEN]].concat();
+        for text in [short.as_slice(), &long] {
+            assert_eq!(table.clauses_in(text).0, few);
+            assert_eq!(gate.patterns_in(text), [0, 1]);
+            let with_period = [text, b". x"].concat();
+            assert_eq!(gate.patterns_in(&with_period), [0, 1]);
+        }
     }
 
     #[test]
