@@ -192,6 +192,37 @@ fn structure_and_key_order() {
         assert_eq!(canon(text), expected, "{text}");
     }
     assert_eq!(compare_keys("\u{1F600}", "\u{FB33}"), Ordering::Less);
+    assert_eq!(compare_keys("x\u{1F600}", "x\u{FB33}"), Ordering::Less);
+    // Every pair of these in UTF-16 order, whatever they share before they differ.
+    let keys = [
+        "",
+        "a",
+        "aa",
+        "ab",
+        "b",
+        "B",
+        "é",
+        "aé",
+        "a\u{FB33}",
+        "a\u{1F600}",
+        "\u{FB33}",
+        "\u{1F600}",
+        "\u{E000}",
+        "\u{FFFF}",
+        "\u{10000}",
+        "\u{7F}",
+        "\u{80}",
+        "a\u{80}b",
+    ];
+    for a in keys {
+        for b in keys {
+            assert_eq!(
+                compare_keys(a, b),
+                a.encode_utf16().cmp(b.encode_utf16()),
+                "{a:?} {b:?}"
+            );
+        }
+    }
     assert_eq!("\u{1F600}".cmp("\u{FB33}"), Ordering::Greater);
     assert_eq!(SCHEME, "c14n-v1");
 }
