@@ -36,10 +36,8 @@ pub struct LiteralGate {
     clause_patterns: Vec<usize>,
     /// Each pattern's clauses (empty: not gated). Clauses are numbered pattern by pattern.
     pattern_clauses: Vec<Range<usize>>,
-    /// The first clause of each gated pattern, bit `c` for clause `c`: a pattern is looked at
-    /// only when its first clause is hit (a long string hits hundreds of clauses, most of them
-    /// some pattern's second or third).
-    first_clauses: Vec<u64>,
+    /// Where the gated patterns' clauses lie in each word of a clause bit set.
+    word_patterns: Vec<WordPatterns>,
     /// Which patterns no match of which leaves a sentence (see [`sentences`]).
     sentence_bound: Vec<bool>,
 }
@@ -270,17 +268,6 @@ impl ClauseHits {
     fn contains(&self, clause: usize) -> bool {
         bit_set::contains(&self.0, clause)
     }
-
-    /// The clauses marked that are also in `firsts`, ascending.
-    fn firsts<'h>(&'h self, firsts: &'h [u64]) -> impl Iterator<Item = usize> + 'h {
-        self.0
-            .iter()
-            .zip(firsts)
-            .enumerate()
-            .map(|(i, (&hit, &first))| (i, hit & first))
-            .filter(|&(_, firsts)| firsts != 0)
-            .flat_map(|(i, firsts)| bit_set::ones_in_word(i, firsts))
-    }
 }
 
 /// Up to how many match sets a string's clauses are marked from each set as the walk reached
@@ -413,10 +400,7 @@ impl LiteralGate {
             pattern_clauses.push(first..clause_patterns.len());
         }
         let embedded = may_embed && literals.len() == embedded::GATE_LITERALS.len();
-        let mut first_clauses = vec![0; clause_patterns.len().div_ceil(64)];
-        for clauses in pattern_clauses.iter().filter(|c| !c.is_empty()) {
-            bit_set::insert(&mut first_clauses, clauses.start);
-        }
+        let word_patterns = WordPatterns::of(&pattern_clauses, clause_patterns.len());
         let literal_clauses = ClauseLists::new(owners, literals.len(), clause_patterns.len());
         let automata = match embedded
             .then(|| DenseGate::embedded(&literal_clauses))
@@ -432,7 +416,7 @@ impl LiteralGate {
             literal_clauses,
             clause_patterns,
             pattern_clauses,
-            first_clauses,
+            word_patterns,
             sentence_bound: patterns.iter().map(|g| g.sentence_bound).collect(),
         }
     }
@@ -564,16 +548,88 @@ impl LiteralGate {
             .is_some_and(|clauses| clauses.clone().all(hit))
     }
 
-    /// The gated patterns whose every clause is in `hits`, ascending (clauses are numbered
-    /// pattern by pattern, so a pattern is looked at from its first clause).
+    /// The gated patterns whose every clause is in `hits`, ascending.
     fn candidates_among(&self, hits: &ClauseHits) -> Vec<usize> {
-        hits.firsts(&self.first_clauses)
-            .filter_map(|clause| {
-                let pattern = *self.clause_patterns.get(clause)?;
-                self.has_every_clause(pattern, |c| hits.contains(c))
-                    .then_some(pattern)
-            })
-            .collect()
+        let mut found = Vec::new();
+        for (i, (&hit, word)) in hits.0.iter().zip(&self.word_patterns).enumerate() {
+            let mut every = word.every_clause_in(hit);
+            while every != 0 {
+                let after = i * 64 + every.trailing_zeros() as usize;
+                every &= every - 1;
+                found.extend(self.clause_patterns.get(after - 1));
+            }
+            let mut others = hit & word.other_firsts;
+            while others != 0 {
+                let first = i * 64 + others.trailing_zeros() as usize;
+                others &= others - 1;
+                found.extend(
+                    self.clause_patterns
+                        .get(first)
+                        .filter(|&&p| self.has_every_clause(p, |c| hits.contains(c))),
+                );
+            }
+        }
+        found
+    }
+}
+
+/// The gated patterns whose clauses (numbered pattern by pattern, so each pattern's are a run of
+/// bits) lie in one word of a clause bit set, split into two sets, every other pattern in each,
+/// so that no two patterns of a set are next to each other; and the first clauses of the
+/// patterns that start in the word and reach its last bit or past it (the last pattern of the
+/// word, if any).
+///
+/// A long string hits hundreds of clauses, and ten or so patterns' first clauses; testing each
+/// of those patterns' clauses one by one took a sixth of the gate's time.
+#[derive(Debug, Default, Clone)]
+struct WordPatterns {
+    /// Each set's patterns' clauses.
+    clauses: [u64; 2],
+    /// Their first clauses.
+    firsts: [u64; 2],
+    /// The bit after each one's last clause.
+    afters: [u64; 2],
+    other_firsts: u64,
+}
+
+impl WordPatterns {
+    /// For each word of a bit set of `clauses` clauses, given each pattern's clauses.
+    fn of(pattern_clauses: &[Range<usize>], clauses: usize) -> Vec<WordPatterns> {
+        let mut words = vec![WordPatterns::default(); clauses.div_ceil(64)];
+        let runs = pattern_clauses.iter().filter(|c| !c.is_empty());
+        for (n, run) in runs.enumerate() {
+            let (word, first) = (run.start / 64, run.start % 64);
+            let Some(at) = words.get_mut(word) else {
+                continue;
+            };
+            if first + run.len() >= 64 {
+                at.other_firsts |= 1 << first;
+                continue;
+            }
+            let set = n % 2;
+            if let (Some(clauses), Some(firsts), Some(afters)) = (
+                at.clauses.get_mut(set),
+                at.firsts.get_mut(set),
+                at.afters.get_mut(set),
+            ) {
+                *clauses |= ((1 << run.len()) - 1) << first;
+                *firsts |= 1 << first;
+                *afters |= 1 << (first + run.len());
+            }
+        }
+        words
+    }
+
+    /// The bit after the last clause of each pattern of the word whose clauses are all in
+    /// `hit`. A pattern's clauses, all hit, are a run of ones: adding its first bit carries
+    /// through the run into the bit after it, which is 0 with the other set's clauses cleared
+    /// (a clause not hit stops the carry short of it).
+    fn every_clause_in(&self, hit: u64) -> u64 {
+        let set = |k: usize| {
+            let (clauses, firsts, afters) = (self.clauses[k], self.firsts[k], self.afters[k]);
+            ((hit & clauses) + firsts) & afters
+        };
+        set(0) | set(1)
     }
 }
 
@@ -763,6 +819,47 @@ mod tests {
             assert_eq!(gate.patterns_in(text), [0, 1]);
             let with_period = [text, b". x"].concat();
             assert_eq!(gate.patterns_in(&with_period), [0, 1]);
+        }
+    }
+
+    /// Whatever clauses are hit, the patterns found with every clause hit are the ones a test
+    /// of each clause finds, ascending: patterns of one clause and of several, next to each
+    /// other, reaching a word's last bit, across two words and longer than a word.
+    #[test]
+    fn patterns_with_every_clause_hit_are_found_word_by_word() {
+        let lens = [1, 3, 1, 1, 2, 50, 4, 2, 0, 1, 70, 3, 1, 61, 2];
+        let mut pattern_clauses = Vec::new();
+        let mut next = 0;
+        for len in lens {
+            pattern_clauses.push(next..next + len);
+            next += len;
+        }
+        let mut gate = LiteralGate::with_table(&[], false);
+        gate.word_patterns = WordPatterns::of(&pattern_clauses, next);
+        gate.clause_patterns = (0..next)
+            .map(|c| pattern_clauses.iter().position(|r| r.contains(&c)).unwrap())
+            .collect();
+        gate.pattern_clauses = pattern_clauses.clone();
+        assert!(gate.word_patterns.iter().any(|w| w.other_firsts != 0));
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..2000 {
+            let mut hits = ClauseHits(vec![0; next.div_ceil(64)]);
+            for clause in 0..next {
+                // xorshift: dense hits in some rounds, sparse in others.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if state % 10 < round % 11 {
+                    bit_set::insert(&mut hits.0, clause);
+                }
+            }
+            let want: Vec<usize> = (0..lens.len())
+                .filter(|&p| {
+                    !pattern_clauses[p].is_empty()
+                        && pattern_clauses[p].clone().all(|c| hits.contains(c))
+                })
+                .collect();
+            assert_eq!(gate.candidates_among(&hits), want, "round {round}");
         }
     }
 
