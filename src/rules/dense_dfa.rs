@@ -1,7 +1,7 @@
 //! A literal automaton unrolled into one dense table, for the literal gate's long scans.
 //!
 //! `aho-corasick`'s own DFA, walked a byte at a time, asks at every byte whether the state is a
-//! match state and, about every ten bytes of prose, looks its literals up in a list per state:
+//! match state and, about every four bytes of prose, looks its literals up in a list per state:
 //! a branch the CPU mispredicts and two dependent loads. Here every state has the number of its
 //! match set (0: none) in an array beside the table, so a walk does the same two loads at every
 //! byte and records what it saw in a bit set, without a branch; what the match sets mean is
@@ -216,7 +216,7 @@ impl DenseDfa {
         ends: impl IntoIterator<Item = usize>,
     ) -> (Vec<u16>, Vec<usize>) {
         // Compacted without a branch: every byte's set is written at the end, and only a set
-        // other than 0 (no literal ends here) moves the end on. Prose reaches a set every ten
+        // other than 0 (no literal ends here) moves the end on. Prose reaches a set every four
         // bytes or so, too often and too irregularly for a branch to be predicted.
         let mut part_ends = Vec::new();
         let (mut start, mut len) = (0, 0);

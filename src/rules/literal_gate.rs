@@ -82,8 +82,8 @@ struct Built {
 }
 
 /// The clauses each literal is in: a list per literal, end to end. A literal is in two
-/// clauses on average; as bit sets of every clause (the builtin rules have 1312) they took
-/// 700 KB to build for every run, and a small scan's page faults.
+/// clauses on average; as bit sets of every clause (the builtin rules have 2113) they took
+/// 700 KB to build for every run (when there were 1312), and a small scan's page faults.
 #[derive(Debug)]
 struct ClauseLists {
     /// How many clauses there are.
@@ -237,7 +237,7 @@ impl DenseGate {
 }
 
 /// The clauses a string has a literal of, bit `c` for clause `c`: marking each literal's
-/// clauses as it is found is cheaper than collecting the literals (one every ten bytes or so of
+/// clauses as it is found is cheaper than collecting the literals (one every four bytes or so of
 /// prose), then sorting them, deduplicating them and mapping them to clauses. Empty until the
 /// first literal: most strings have none.
 #[derive(Debug, Default)]
@@ -271,15 +271,15 @@ impl ClauseHits {
 }
 
 /// Up to how many match sets a string's clauses are marked from each set as the walk reached
-/// it, a set that came again marked again: fewer ORs of a set's clauses (21 words for the
+/// it, a set that came again marked again: fewer ORs of a set's clauses (34 words for the
 /// builtin rules) than the bit set of every match set that tells repeats apart costs (111
 /// words, cleared, and for a string without periods listed). Most strings are short property
 /// descriptions and values.
 const FEW_SETS: usize = 16;
 
-/// The longest string without periods that is taken to reach [`FEW_SETS`] sets or so (prose
-/// reaches one every ten bytes or so): its sets are logged and marked from the log, not from
-/// the bit set.
+/// The longest string without periods whose sets are logged and marked from the log, not from
+/// the bit set. The 10k corpus's strings reach a set every four bytes or so, a third of them
+/// repeats; whether this was 64 or 160 bytes moved the gate's time over them by 1%.
 const FEW_SETS_LEN: usize = 10 * FEW_SETS;
 
 /// See [`Built::dense`]: with the clauses' bookkeeping, the NFA takes about 11 ms per MB
@@ -287,7 +287,7 @@ const FEW_SETS_LEN: usize = 10 * FEW_SETS;
 const DENSE_AFTER_BYTES: usize = 4 << 20;
 
 /// Calls `found` with every literal that ends somewhere in `haystack` (some more than once),
-/// walking the automaton a byte at a time. Strings hold about one literal per ten bytes, and the
+/// walking the automaton a byte at a time. Strings hold about one literal per four bytes, and the
 /// iterator of overlapping matches spent a quarter of its time starting over after each.
 fn each_literal_in(
     automaton: &impl Automaton,
@@ -510,7 +510,7 @@ impl LiteralGate {
         }
         // Each bound pattern's first and last sentence with all its clauses. A sentence
         // reaches a dozen match sets or so, so each clause is looked up in their bits rather
-        // than every clause of the sentence marked (21 words a set for the builtin rules).
+        // than every clause of the sentence marked (34 words a set for the builtin rules).
         let mut spans: Vec<Option<Range<usize>>> = vec![None; bound.len()];
         let mut from = 0;
         for (sentence, &to) in sentences.iter().zip(&sentence_ends) {
