@@ -589,6 +589,8 @@ struct WordPatterns {
     firsts: [u64; 2],
     /// The bit after each one's last clause.
     afters: [u64; 2],
+    /// The first clause of the pattern that reaches the word's last bit or goes past it, whose
+    /// clauses are tested one by one.
     other_firsts: u64,
 }
 
