@@ -552,16 +552,10 @@ impl LiteralGate {
     fn candidates_among(&self, hits: &ClauseHits) -> Vec<usize> {
         let mut found = Vec::new();
         for (i, (&hit, word)) in hits.0.iter().zip(&self.word_patterns).enumerate() {
-            let mut every = word.every_clause_in(hit);
-            while every != 0 {
-                let after = i * 64 + every.trailing_zeros() as usize;
-                every &= every - 1;
+            for after in bit_set::ones_in_word(i, word.every_clause_in(hit)) {
                 found.extend(self.clause_patterns.get(after - 1));
             }
-            let mut others = hit & word.other_firsts;
-            while others != 0 {
-                let first = i * 64 + others.trailing_zeros() as usize;
-                others &= others - 1;
+            for first in bit_set::ones_in_word(i, hit & word.other_firsts) {
                 found.extend(
                     self.clause_patterns
                         .get(first)
