@@ -2,7 +2,7 @@
 # Compares two mcp-scan binaries on one command, in alternating pairs, and checks that they
 # write the same bytes.
 #
-# Usage: bench/ab.sh [--size N] [--pairs N] [--tmpfs] OLD NEW COMMAND
+# Usage: bench/ab.sh [--size N] [--pairs N] [--tmpfs] [--cold] OLD NEW COMMAND
 #
 #   OLD, NEW   the two binaries (e.g. a copy of target/release/mcp-scan built at the base
 #              commit, and the one built now)
@@ -12,27 +12,32 @@
 #   --pairs N  how many pairs (default 5)
 #   --tmpfs    write the lock, the SARIF log and the refreshed copy to /dev/shm instead of a
 #              temporary directory on the disk: no writeback noise, no fsync cost
+#   --cold     start each run with an empty page cache (root only), instead of with the
+#              corpus read into it (see bench/page_cache.sh)
 #
 # Why: on a shared VM one binary's runs vary by 10-30% from minute to minute, more than most
 # changes move them, so a change is judged against its base in pairs run back to back. Each
-# pair runs in the other order from the last, and each run comes after a `sync` and a
-# second's pause (a lock run's writeback landing in the next run, or starting just before it,
-# moved lock figures by half a second). It prints every run (wall, user, system seconds and
+# pair runs in the other order from the last, and each run starts from the same state
+# (bench/page_cache.sh: dirty pages flushed, the page cache warm or empty, a second's pause).
+# It prints every run (wall, user, system seconds and
 # peak RSS) and each binary's median wall time. Lock timestamps are pinned
 # (SOURCE_DATE_EPOCH), and the two binaries' outputs (the SARIF log, the lock written) are
 # compared byte for byte after the first pair: a difference stops the script.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. bench/page_cache.sh
 SIZE=100000
 PAIRS=5
 TMPFS=0
+COLD=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --size) SIZE="$2"; shift ;;
         --pairs) PAIRS="$2"; shift ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        --cold) COLD=1 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         -*) echo "bench/ab.sh: unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -45,6 +50,7 @@ for bin in "$OLD" "$NEW"; do
 done
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench/ab.sh: needs GNU time at $TIME" >&2; exit 2; }
+needs_root_for_cold "$COLD" bench/ab.sh
 DIR="target/bench-corpus/$SIZE"
 [ -f "$DIR/mcp.lock" ] || { echo "bench/ab.sh: no corpus in $DIR: run bench/run.sh --sizes $SIZE" >&2; exit 2; }
 DIR=$(realpath "$DIR")
@@ -72,8 +78,7 @@ run() {
         show) cmd=("$bin" show --lock "$DIR/mcp.lock" --max-file-size 16GiB --format json) ;;
         *) echo "bench/ab.sh: unknown command $COMMAND" >&2; exit 2 ;;
     esac
-    sync
-    sleep 1
+    settle "$COLD" "$DIR"
     local status=0
     if [ "$COMMAND" = show ]; then
         "$TIME" -f "%e %U %S %M" -o "$OUT/time" "${cmd[@]}" >"$out" 2>"$OUT/stderr" || status=$?

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-scan on generated corpora and prints a Markdown table.
 #
-# Usage: bench/run.sh [--huge] [--sizes "1000 10000"]
+# Usage: bench/run.sh [--huge] [--sizes "1000 10000"] [--cold]
 #
 #   --huge         also run 1M tools (about 2.4 GB of snapshots, plus the lock; takes minutes)
 #   --sizes LIST   tool counts to run instead of the default "1000 10000 100000"
+#   --cold         start each run with an empty page cache (needs root: it writes
+#                  /proc/sys/vm/drop_caches), as a scan of files not read lately; by default
+#                  each run starts with the corpus read into the cache
 #
 # Corpora are generated once into target/bench-corpus/<size>/ (gitignored) and reused by later
 # runs; delete that directory to regenerate them.
@@ -27,7 +30,8 @@
 #               crate mcp-scan uses (SHA extensions where the CPU has them): examples/floor.rs
 #        sha256sum  the same with coreutils (find -print0 | xargs -0 -P<nproc> sha256sum),
 #               which uses no SHA extensions: several times slower than `floor`
-#      each run after a `sync` and a second's pause (untimed), and prints wall time, tools/s,
+#      each run after a `sync`, the corpus read into the page cache (or the cache dropped,
+#      with --cold) and a second's pause (untimed), and prints wall time, tools/s,
 #      MB/s (snapshot bytes / wall time), peak RSS (/usr/bin/time -f %M, the maximum of the 3
 #      runs) and the parallel speed-up;
 #   4. measures `check` on a tiny repository (3 snapshots, 3 tools each) as a pre-commit hook
@@ -39,14 +43,17 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. bench/page_cache.sh
 ROOT=$PWD
 SIZES="1000 10000 100000"
 HUGE=0
+COLD=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --huge) HUGE=1 ;;
         --sizes) SIZES="$2"; shift ;;
-        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+        --cold) COLD=1 ;;
+        -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -62,10 +69,12 @@ TIME=/usr/bin/time
 NPROC=$(nproc)
 
 [ -x "$TIME" ] || { echo "bench/run.sh: needs GNU time at $TIME" >&2; exit 2; }
+needs_root_for_cold "$COLD" bench/run.sh
 
 echo "machine: $NPROC CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ "$COLD" = 1 ]; then echo "page cache: dropped before each run"; else echo "page cache: the corpus read into it before each run"; fi
 echo
 
 cargo build --release --quiet --bin mcp-scan --example gen_corpus --example floor
@@ -85,12 +94,7 @@ measure() {
         local start end
         # Untimed set-up before each run (a function name), e.g. a fresh copy of a file.
         [ -n "${PREPARE:-}" ] && "$PREPARE"
-        # Dirty pages flushed first (untimed): a 100k lock run writes 370 MB, and its
-        # writeback landing in the next run's time moved lock figures by up to a second. Then
-        # a second's pause: without it, session 22's lock pairs still differed by half a
-        # second of system time.
-        sync
-        sleep 1
+        settle "$COLD" "${WARM:-}"
         start=$(date +%s.%N)
         # Every measured command exits with $EXPECT (0 unless set: check runs with --fail-on
         # none): anything else is a failure, never a figure.
@@ -131,6 +135,7 @@ for size in $SIZES; do
     fi
     bytes=$(find "$dir/snapshots" -name '*.json' -print0 | du -cb --files0-from=- | tail -1 | cut -f1)
     snaps="$dir/snapshots"
+    WARM=$dir
 
     # A 100k-tool lock is ~370 MB, over the default 64 MiB input cap.
     check=("$BIN" check "$snaps" --lock "$dir/mcp.lock" --format sarif --output /dev/null
@@ -179,6 +184,7 @@ for size in $SIZES; do
 done
 
 # A pre-commit hook's view: a repository with 3 small snapshots and their lock.
+WARM=
 tiny="$TMP/tiny"
 "$GEN" --servers 3 --tools 3 --seed 2 --poisoned 0 --drifted 0 --out "$tiny" 2>/dev/null
 tiny_check=("$BIN" check "$tiny/snapshots" --lock "$tiny/mcp.lock" --fail-on none)

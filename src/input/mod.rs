@@ -5,6 +5,7 @@
 
 mod discover;
 mod read;
+mod read_ahead;
 pub mod snapshot;
 
 use std::collections::BTreeMap;
@@ -197,6 +198,10 @@ pub fn load_each<T: Send>(
         candidates,
         skipped,
     } = discover(paths, options.exclude).map_err(|e| vec![e])?;
+    read_ahead::read_ahead(
+        candidates.iter().map(|c| c.path.clone()).collect(),
+        rayon::current_num_threads(),
+    );
     let results: Vec<Result<(Inputs, T), Error>> = candidates
         .par_iter()
         .map(|candidate| {
