@@ -8,6 +8,12 @@
 //! servers are (an object value swapped for `{}` leaves the grammar's verdict unchanged). A
 //! document it cannot split as mcp-scan writes it (the `servers` key spelled with an escape, a
 //! server that is not an object) keeps those parts in the skeleton, whole.
+//!
+//! A server laid out as mcp-scan writes it (its key starting a line four spaces in) is not
+//! walked at all: its end is the next line that is `}` four spaces in, found by a substring
+//! search. JSON strings hold no raw newline, so in a lock mcp-scan wrote that line is the
+//! server's closing bracket; in any other, the text handed on is not one JSON value, its parse
+//! fails, and the lock is read whole instead.
 
 /// One server's value, the text of a member of the top-level `servers` object.
 pub struct ServerText {
@@ -29,6 +35,11 @@ const STRUCTURAL: [bool; 256] = {
     }
     table
 };
+
+/// Where a server's key starts when mcp-scan wrote the lock: a line four spaces in.
+const SERVER_KEY_LINE: &[u8] = b"\n    ";
+/// How mcp-scan closes a server: a line four spaces in.
+const SERVER_END: &[u8] = b"\n    }";
 
 /// Splits a document fed to it block by block.
 #[derive(Default)]
@@ -54,6 +65,11 @@ pub struct Splitter {
     in_servers: bool,
     /// Where the server being read starts in `pending`.
     server_start: Option<usize>,
+    /// The last string at depth 2 of `servers` (a server's key, when a `{` follows) started a
+    /// line four spaces in.
+    pretty_key: bool,
+    /// Searching for the end of a server laid out as mcp-scan writes it.
+    skipping: bool,
     /// Servers completed by the block being fed.
     done: Vec<ServerText>,
 }
@@ -95,6 +111,9 @@ impl Splitter {
     }
 
     fn scan(&mut self) {
+        if self.skipping && !self.skip_to_server_end() {
+            return;
+        }
         while let Some(&byte) = self.pending.get(self.pos) {
             if self.in_string {
                 let rest = self.pending.get(self.pos..).unwrap_or_default();
@@ -131,6 +150,12 @@ impl Splitter {
                     self.in_string = true;
                     if self.depth == 1 && !self.after_colon {
                         self.key_start = Some(self.pos);
+                    } else if self.depth == 2 && self.in_servers {
+                        self.pretty_key = self
+                            .pos
+                            .checked_sub(SERVER_KEY_LINE.len())
+                            .and_then(|start| self.pending.get(start..self.pos))
+                            == Some(SERVER_KEY_LINE);
                     }
                 }
                 b':' if self.depth == 1 => self.after_colon = true,
@@ -143,6 +168,15 @@ impl Splitter {
                         self.in_servers = true;
                     } else if self.depth == 2 && byte == b'{' && self.in_servers {
                         self.server_start = Some(self.pos);
+                        if self.pretty_key {
+                            self.depth += 1;
+                            self.pos += 1;
+                            self.skipping = true;
+                            if !self.skip_to_server_end() {
+                                return;
+                            }
+                            continue;
+                        }
                     }
                     self.depth += 1;
                 }
@@ -161,6 +195,25 @@ impl Splitter {
                 _ => {}
             }
             self.pos += 1;
+        }
+    }
+
+    /// In a server laid out as mcp-scan writes it, steps to the bracket of the next line that is
+    /// `}` four spaces in (see the module's comment); false when the text read so far ends
+    /// first, having stepped over all of it that cannot be the start of that line.
+    fn skip_to_server_end(&mut self) -> bool {
+        let rest = self.pending.get(self.pos..).unwrap_or_default();
+        match memchr::memmem::find(rest, SERVER_END) {
+            Some(at) => {
+                self.pos += at + SERVER_END.len() - 1;
+                self.skipping = false;
+                true
+            }
+            None => {
+                let tail = (SERVER_END.len() - 1).min(rest.len());
+                self.pos += rest.len() - tail;
+                false
+            }
         }
     }
 
@@ -247,5 +300,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A server laid out as mcp-scan writes it ends at the next line that is `}` four spaces
+    /// in, whatever its strings hold (an escaped newline is no line), in blocks of every size;
+    /// a server whose key starts a line otherwise is walked bracket by bracket.
+    /// (`lock::stream`'s tests read locks that the search cuts wrongly: they are read whole.)
+    #[test]
+    fn a_pretty_server_ends_at_its_closing_line() {
+        let first = "{\n      \"a\": \"}\\n    }\",\n      \"b\": {\n        \"c\": [\n          1\n        ]\n      }\n    }";
+        let second = "{\"d\": \"\\\"}\"}";
+        let text = format!(
+            "{{\n  \"servers\": {{\n    \"one\": {first},\n  \"two\": {second}\n  }},\n  \"version\": 1\n}}\n"
+        );
+        let skeleton =
+            "{\n  \"servers\": {\n    \"one\": {},\n  \"two\": {}\n  },\n  \"version\": 1\n}\n";
+        for block in 1..=text.len() {
+            let mut splitter = Splitter::default();
+            let mut found = Vec::new();
+            for piece in text.as_bytes().chunks(block) {
+                found.extend(splitter.feed(piece));
+            }
+            assert_eq!(
+                String::from_utf8_lossy(&splitter.finish()),
+                skeleton,
+                "in {block}s"
+            );
+            let texts: Vec<String> = found
+                .iter()
+                .map(|s| String::from_utf8_lossy(&s.text).into_owned())
+                .collect();
+            assert_eq!(texts, [first, second], "in {block}s");
+        }
+        // Laid out otherwise, the line four spaces in may close something inside the server:
+        // what is handed on is then not one JSON value, and its parse says so.
+        let ragged = "{\n  \"servers\": {\n    \"one\": {\n      \"b\": {\n    },\n      \"c\": 1\n    }\n  }\n}";
+        let mut splitter = Splitter::default();
+        let found = splitter.feed(ragged.as_bytes());
+        let cut = String::from_utf8_lossy(&found[0].text).into_owned();
+        assert_eq!(cut, "{\n      \"b\": {\n    }");
+        let limits = crate::json::Limits::default();
+        assert!(crate::json::parse(&cut, crate::json::Dialect::Json, &limits).is_err());
+        assert!(crate::json::parse(ragged, crate::json::Dialect::Json, &limits).is_ok());
     }
 }

@@ -270,6 +270,17 @@ mod tests {
             pretty.replacen("\"exclude\": []", "\"exclude\": [\"title\"]", 1),
             pretty.replacen("List files and directories", "List every file", 1),
         ];
+        // Laid out otherwise inside: a server's closing line five spaces in (the search for
+        // its end runs on into the next server's), and an inner object closed four spaces in
+        // (the search stops inside the server). The texts cut so are not JSON values, and
+        // these locks are read whole, to the same lock.
+        let ragged = [
+            pretty.replacen("\n    },\n", "\n     },\n", 1),
+            pretty.replacen("\n          },\n", "\n    },\n", 1),
+        ];
+        for text in &ragged {
+            assert_ne!(text, &pretty);
+        }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mcp.lock");
         for text in variants {
@@ -283,6 +294,13 @@ mod tests {
             let mut sources = Sources::default();
             sources.add(source);
             sources.changed().unwrap();
+        }
+        for text in ragged {
+            std::fs::write(&path, &text).unwrap();
+            let (whole, _) = Lock::load_within(&path, MAX).unwrap().unwrap();
+            let (streamed, source) = Lock::stream_within(&path, MAX).unwrap().unwrap();
+            assert_eq!(seen(&streamed), seen(&whole), "{text}");
+            assert!(!source.text_freed(), "{text}");
         }
     }
 
