@@ -243,7 +243,7 @@ mod tests {
     /// at its offset, its hollow in the skeleton where `{}` is) and the same skeleton.
     #[test]
     fn splits_the_servers_out_whatever_the_blocks() {
-        let cases: [(&str, &str, &[&str]); 6] = [
+        let cases: [(&str, &str, &[&str]); 7] = [
             (
                 r#"{"fingerprint": {"a": "}"}, "servers": {"s1": {"tools": {"t": {"d": "{[\"}"}}}, "s\"2": {}}, "version": 1}"#,
                 r#"{"fingerprint": {"a": "}"}, "servers": {"s1": {}, "s\"2": {}}, "version": 1}"#,
