@@ -304,6 +304,68 @@ mod tests {
         }
     }
 
+    /// Whatever its layout, a lock read as a stream is the lock read whole. The example lock's
+    /// tokens are laid out anew 200 times, each gap between them (after `{`, `[`, `,` and
+    /// `:`, before `}` and `]`) left empty, a space, or a line break and 0–11 spaces, four
+    /// spaces twice as often (a line the split takes for a server's end): some servers split
+    /// as mcp-scan writes them, some are cut short or run on and read whole.
+    #[test]
+    fn a_lock_in_any_layout_streams_as_it_reads_whole() {
+        let one_line = String::from_utf8(to_canonical_vec(
+            &parse(&example(), Dialect::Json, &Limits::default()).unwrap(),
+        ))
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.lock");
+        let mut seed = 0x5eed_u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut gap = |out: &mut String| match next(16) {
+            0..=3 => {}
+            4..=5 => out.push(' '),
+            6..=8 => out.push_str("\n    "),
+            _ => {
+                out.push('\n');
+                out.extend(std::iter::repeat_n(' ', next(12) as usize));
+            }
+        };
+        let (mut streamed_whole, mut split) = (0, 0);
+        for _ in 0..200 {
+            let mut text = String::new();
+            let (mut in_string, mut escaped) = (false, false);
+            for c in one_line.chars() {
+                if in_string {
+                    text.push(c);
+                    (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+                    continue;
+                }
+                if matches!(c, '}' | ']') {
+                    gap(&mut text);
+                }
+                text.push(c);
+                in_string = c == '"';
+                if matches!(c, '{' | '[' | ',' | ':') {
+                    gap(&mut text);
+                }
+            }
+            std::fs::write(&path, &text).unwrap();
+            let (whole, _) = Lock::load_within(&path, MAX).unwrap().unwrap();
+            let (streamed, source) = Lock::stream_within(&path, MAX).unwrap().unwrap();
+            assert_eq!(seen(&streamed), seen(&whole), "{text}");
+            if source.text_freed() {
+                split += 1;
+            } else {
+                streamed_whole += 1;
+            }
+        }
+        // Both ways were taken.
+        assert!(split > 0 && streamed_whole > 0, "{split} {streamed_whole}");
+    }
+
     /// A lock read for a scan drops the field digests of the definitions that verified as
     /// stored, and keeps the others (here one edited by hand), which `lock-integrity` compares.
     #[test]
