@@ -105,7 +105,7 @@ fn read_large_in_parallel(file: &File, len: u64) -> Option<Vec<u8>> {
 /// Opening a FIFO for reading blocks until a writer appears; with `O_NONBLOCK` it returns at
 /// once and the metadata check rejects it. A path checked at discovery can still be swapped for
 /// a FIFO before it is opened, so the check belongs here. Regular files ignore the flag.
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+pub(super) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]

@@ -50,14 +50,9 @@ fn in_order_of_work(paths: Vec<PathBuf>, threads: usize) -> Vec<PathBuf> {
 
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
 fn advise(path: &std::path::Path) {
-    use std::os::unix::fs::OpenOptionsExt;
-    // Non-blocking, as every input is opened (a FIFO swapped in must not hang this thread),
-    // and only regular files are advised.
-    let Ok(file) = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    else {
+    // Opened as every input is (a FIFO swapped in must not hang this thread), and only regular
+    // files are advised.
+    let Ok(file) = super::read::open_nonblocking(path) else {
         return;
     };
     if file.metadata().is_ok_and(|meta| meta.is_file()) {
