@@ -19,10 +19,10 @@
 # changes move them, so a change is judged against its base in pairs run back to back. Each
 # pair runs in the other order from the last, and each run starts from the same state
 # (bench/page_cache.sh: dirty pages flushed, the page cache warm or empty, a second's pause).
-# It prints every run (wall, user, system seconds and
-# peak RSS) and each binary's median wall time. Lock timestamps are pinned
-# (SOURCE_DATE_EPOCH), and the two binaries' outputs (the SARIF log, the lock written) are
-# compared byte for byte after the first pair: a difference stops the script.
+# It prints every run (wall, user, system seconds and peak RSS) and each binary's median wall
+# time. Lock timestamps are pinned (SOURCE_DATE_EPOCH), and the two binaries' outputs (the
+# SARIF log, the lock written) are compared byte for byte after the first pair: a difference
+# stops the script.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

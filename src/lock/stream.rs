@@ -333,7 +333,7 @@ mod tests {
                 out.extend(std::iter::repeat_n(' ', next(12) as usize));
             }
         };
-        let (mut streamed_whole, mut split) = (0, 0);
+        let (mut read_as_stream, mut read_whole) = (0, 0);
         for _ in 0..200 {
             let mut text = String::new();
             let (mut in_string, mut escaped) = (false, false);
@@ -357,13 +357,16 @@ mod tests {
             let (streamed, source) = Lock::stream_within(&path, MAX).unwrap().unwrap();
             assert_eq!(seen(&streamed), seen(&whole), "{text}");
             if source.text_freed() {
-                split += 1;
+                read_as_stream += 1;
             } else {
-                streamed_whole += 1;
+                read_whole += 1;
             }
         }
         // Both ways were taken.
-        assert!(split > 0 && streamed_whole > 0, "{split} {streamed_whole}");
+        assert!(
+            read_as_stream > 0 && read_whole > 0,
+            "{read_as_stream} {read_whole}"
+        );
     }
 
     /// A lock read for a scan drops the field digests of the definitions that verified as
