@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use rayon::prelude::*;
+use serde::Serialize;
 use serde_json::{Value, json};
 use serde_sarif::sarif::{
     ArtifactLocation, Location as SarifLocation, LogicalLocation, Message,
@@ -85,7 +86,7 @@ pub fn write(
         &empty,
         report.findings.len(),
         |i| {
-            report.findings.get(i).map_or_else(String::new, |f| {
+            report.findings.get(i).map_or_else(Vec::new, |f| {
                 printed_result(&result(f, rules, &report.sources))
             })
         },
@@ -103,7 +104,7 @@ const BATCH: usize = 4096;
 fn write_spliced(
     log: &str,
     count: usize,
-    print: impl Fn(usize) -> String + Sync,
+    print: impl Fn(usize) -> Vec<u8> + Sync,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let Some((before, after)) = log.split_once(EMPTY_RESULTS).filter(|_| count > 0) else {
@@ -111,12 +112,12 @@ fn write_spliced(
     };
     writeln!(out, "{before}\"results\": [")?;
     for start in (0..count).step_by(BATCH) {
-        let batch: Vec<String> = (start..count.min(start + BATCH))
+        let batch: Vec<Vec<u8>> = (start..count.min(start + BATCH))
             .into_par_iter()
             .map(&print)
             .collect();
         for (i, printed) in (start..).zip(batch) {
-            out.write_all(printed.as_bytes())?;
+            out.write_all(&printed)?;
             out.write_all(if i + 1 < count { b",\n" } else { b"\n" })?;
         }
     }
@@ -128,19 +129,100 @@ const EMPTY_RESULTS: &str = "\"results\": []";
 const RUN_MEMBER_INDENT: &str = "      ";
 const RESULT_INDENT: &str = "        ";
 
-/// One result printed as it is inside the log: every line indented to its depth (a pretty
-/// printer's newlines fall only between tokens, never inside a string).
-fn printed_result(result: &SarifResult) -> String {
-    let printed = serde_json::to_string_pretty(result).unwrap_or_default();
-    let mut out = String::with_capacity(printed.len() + printed.len() / 4);
-    for (i, line) in printed.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(RESULT_INDENT);
-        out.push_str(line);
-    }
+/// One result printed as it is inside the log: pretty, every line indented to its depth.
+fn printed_result(result: &impl Serialize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(RESULT_INDENT.as_bytes());
+    let mut printer = serde_json::Serializer::with_formatter(&mut out, IndentedPretty::default());
+    // Writing to memory fails only if a map key is not a string, which SARIF's never are.
+    let _ = result.serialize(&mut printer);
     out
+}
+
+/// serde_json's pretty printer (two spaces a level), with every line after the first starting
+/// at [`RESULT_INDENT`]: printing a result alone and then indenting its lines was a second pass
+/// over every result (80 MB of them at 100k tools).
+#[derive(Default)]
+struct IndentedPretty {
+    depth: usize,
+    has_value: bool,
+}
+
+impl IndentedPretty {
+    /// A newline and the indent of the current depth.
+    fn new_line(&self, out: &mut (impl Write + ?Sized)) -> std::io::Result<()> {
+        const LINE_STARTS: &[u8] = b"\n                                                  ";
+        let width = 1 + RESULT_INDENT.len() + 2 * self.depth;
+        match LINE_STARTS.get(..width) {
+            Some(line_start) => out.write_all(line_start),
+            None => {
+                out.write_all(b"\n")?;
+                out.write_all(" ".repeat(width - 1).as_bytes())
+            }
+        }
+    }
+}
+
+impl serde_json::ser::Formatter for IndentedPretty {
+    fn begin_array<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        out.write_all(b"[")
+    }
+
+    fn end_array<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.new_line(out)?;
+        }
+        out.write_all(b"]")
+    }
+
+    fn begin_array_value<W: Write + ?Sized>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            out.write_all(b",")?;
+        }
+        self.new_line(out)
+    }
+
+    fn end_array_value<W: Write + ?Sized>(&mut self, _out: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        out.write_all(b"{")
+    }
+
+    fn end_object<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.new_line(out)?;
+        }
+        out.write_all(b"}")
+    }
+
+    fn begin_object_key<W: Write + ?Sized>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.begin_array_value(out, first)
+    }
+
+    fn begin_object_value<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        out.write_all(b": ")
+    }
+
+    fn end_object_value<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.end_array_value(out)
+    }
 }
 
 fn descriptor(enabled: &EnabledRule<'_>) -> ReportingDescriptor {
@@ -390,6 +472,23 @@ mod tests {
             write_spliced(&empty, n, |i| printed_result(&results[i]), &mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), whole, "{n} results");
         }
+    }
+
+    /// Any value, nested past the indents the printer keeps ready, prints as the pretty
+    /// printer prints it with every line indented.
+    #[test]
+    fn printed_like_the_pretty_printer_indented() {
+        let mut deep = json!({"a": [], "b": {}, "c": [1, {"d": "x\ny"}]});
+        for depth in 0..30 {
+            deep = json!({ "level": depth, "inner": [deep, []] });
+        }
+        let pretty = serde_json::to_string_pretty(&deep).unwrap();
+        let indented: Vec<String> = pretty
+            .lines()
+            .map(|line| format!("{RESULT_INDENT}{line}"))
+            .collect();
+        let printed = String::from_utf8(printed_result(&deep)).unwrap();
+        assert_eq!(printed, indented.join("\n"));
     }
 
     #[test]
