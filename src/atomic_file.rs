@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{SyncSender, sync_channel};
 
 use tempfile::NamedTempFile;
 
@@ -51,18 +52,113 @@ pub fn stage(
     path: &Path,
     fill: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()>,
 ) -> io::Result<Staged> {
-    let mut tmp = tempfile::Builder::new()
+    stage_syncing_every(path, fill, SYNC_EVERY)
+}
+
+/// How much is written between two requests to put it on the disk (see [`SyncingBehind`]).
+const SYNC_EVERY: u64 = 32 << 20;
+
+fn stage_syncing_every(
+    path: &Path,
+    fill: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()>,
+    sync_every: u64,
+) -> io::Result<Staged> {
+    let tmp = tempfile::Builder::new()
         .prefix(".mcp-scan.")
         .tempfile_in(directory_of(path))?;
-    let mut out = BufWriter::with_capacity(BUFFER, tmp.as_file_mut());
-    fill(&mut out)?;
-    out.flush()?;
-    drop(out);
-    tmp.as_file().sync_all()?;
+    let file = tmp.as_file();
+    // The scope waits for the syncing thread, which ends when the writer is dropped.
+    std::thread::scope(|scope| {
+        let mut out = BufWriter::with_capacity(BUFFER, SyncingBehind::new(file, scope, sync_every));
+        fill(&mut out)?;
+        out.flush()
+    })?;
+    file.sync_all()?;
     Ok(Staged {
         tmp,
         path: path.to_path_buf(),
     })
+}
+
+/// Writes to a file, and each time another `sync_every` bytes are written asks a thread of its
+/// own to put what the file holds so far on the disk, while the writing goes on. Written in one
+/// go, a 370 MB lock left all of it to the final sync (0.12–0.13 s on the development VM), and
+/// the writes took longer too, the dirty pages piling up: in a test writing 370 MB, 0.31–0.35 s
+/// of writes and a 0.12–0.13 s sync, against 0.10–0.13 s and 0.02 s syncing behind.
+struct SyncingBehind<'scope, 'file> {
+    file: &'file File,
+    scope: &'scope std::thread::Scope<'scope, 'file>,
+    sync_every: u64,
+    written: u64,
+    next_sync: u64,
+    /// Wakes the syncing thread: `None` until the first request (a small file never starts
+    /// one), or when it could not be started (the final sync then does it all).
+    requests: Option<SyncSender<()>>,
+}
+
+impl<'scope, 'file> SyncingBehind<'scope, 'file> {
+    fn new(
+        file: &'file File,
+        scope: &'scope std::thread::Scope<'scope, 'file>,
+        sync_every: u64,
+    ) -> Self {
+        SyncingBehind {
+            file,
+            scope,
+            sync_every,
+            written: 0,
+            next_sync: sync_every,
+            requests: None,
+        }
+    }
+
+    fn wrote(&mut self, bytes: usize) {
+        self.written += bytes as u64;
+        if self.written < self.next_sync {
+            return;
+        }
+        self.next_sync = self.written + self.sync_every;
+        let requests = match &self.requests {
+            Some(requests) => requests,
+            None => {
+                let (requests, wakes) = sync_channel::<()>(1);
+                let file = self.file;
+                let started = std::thread::Builder::new()
+                    .name("sync-behind".into())
+                    .spawn_scoped(self.scope, move || {
+                        // A sync that fails here fails again at the final one, which is
+                        // reported.
+                        for () in wakes {
+                            let _ = file.sync_data();
+                        }
+                    });
+                if started.is_err() {
+                    return;
+                }
+                self.requests.insert(requests)
+            }
+        };
+        // Full: a request is waiting already, and its sync will take this stretch too.
+        let _ = requests.try_send(());
+    }
+}
+
+impl Write for SyncingBehind<'_, '_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.file.write(bytes)?;
+        self.wrote(written);
+        Ok(written)
+    }
+
+    fn write_vectored(&mut self, pieces: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let written = self.file.write_vectored(pieces)?;
+        self.wrote(written);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether the file at `path` holds exactly what `fill` writes (false when there is no file):
@@ -176,5 +272,40 @@ mod tests {
         assert!(!write(&path, b"new").unwrap());
         assert!(write(&path, b"newer").unwrap());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "newer");
+    }
+
+    /// Syncing behind the writes, started partway and asked again and again, leaves the
+    /// content as written, by plain and by vectored writes.
+    #[test]
+    fn content_is_whole_when_synced_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let pieces: Vec<String> = (0..2000).map(|i| format!("piece {i}\n")).collect();
+        let staged = stage_syncing_every(
+            &path,
+            |out| {
+                for (i, pair) in pieces.chunks(2).enumerate() {
+                    if i % 2 == 0 {
+                        out.write_all(pair.concat().as_bytes())?;
+                    } else {
+                        // One vectored write at a time: what a buffered writer hands on.
+                        let mut slices: Vec<io::IoSlice<'_>> = pair
+                            .iter()
+                            .map(|p| io::IoSlice::new(p.as_bytes()))
+                            .collect();
+                        let mut slices = slices.as_mut_slice();
+                        while !slices.is_empty() {
+                            let written = out.write_vectored(slices)?;
+                            io::IoSlice::advance_slices(&mut slices, written);
+                        }
+                    }
+                    out.flush()?;
+                }
+                Ok(())
+            },
+            64,
+        );
+        staged.unwrap().persist().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), pieces.concat());
     }
 }
