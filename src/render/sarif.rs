@@ -161,21 +161,31 @@ impl IndentedPretty {
             }
         }
     }
-}
 
-impl serde_json::ser::Formatter for IndentedPretty {
-    fn begin_array<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+    /// An array or object begins, one level deeper.
+    fn open(&mut self, out: &mut (impl Write + ?Sized), bracket: &[u8]) -> std::io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        out.write_all(b"[")
+        out.write_all(bracket)
     }
 
-    fn end_array<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+    /// It ends: on a line of its own, back at its level, unless it is empty.
+    fn close(&mut self, out: &mut (impl Write + ?Sized), bracket: &[u8]) -> std::io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             self.new_line(out)?;
         }
-        out.write_all(b"]")
+        out.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for IndentedPretty {
+    fn begin_array<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.close(out, b"]")
     }
 
     fn begin_array_value<W: Write + ?Sized>(
@@ -195,17 +205,11 @@ impl serde_json::ser::Formatter for IndentedPretty {
     }
 
     fn begin_object<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        out.write_all(b"{")
+        self.open(out, b"{")
     }
 
     fn end_object<W: Write + ?Sized>(&mut self, out: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.new_line(out)?;
-        }
-        out.write_all(b"}")
+        self.close(out, b"}")
     }
 
     fn begin_object_key<W: Write + ?Sized>(
