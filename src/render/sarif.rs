@@ -86,9 +86,10 @@ pub fn write(
         &empty,
         report.findings.len(),
         |i| {
-            report.findings.get(i).map_or_else(Vec::new, |f| {
-                printed_result(&result(f, rules, &report.sources))
-            })
+            report.findings.get(i).map_or_else(
+                || Ok(Vec::new()),
+                |f| printed_result(&result(f, rules, &report.sources)),
+            )
         },
         out,
     )?;
@@ -104,7 +105,7 @@ const BATCH: usize = 4096;
 fn write_spliced(
     log: &str,
     count: usize,
-    print: impl Fn(usize) -> Vec<u8> + Sync,
+    print: impl Fn(usize) -> std::io::Result<Vec<u8>> + Sync,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let Some((before, after)) = log.split_once(EMPTY_RESULTS).filter(|_| count > 0) else {
@@ -115,7 +116,7 @@ fn write_spliced(
         let batch: Vec<Vec<u8>> = (start..count.min(start + BATCH))
             .into_par_iter()
             .map(&print)
-            .collect();
+            .collect::<std::io::Result<_>>()?;
         for (i, printed) in (start..).zip(batch) {
             out.write_all(&printed)?;
             out.write_all(if i + 1 < count { b",\n" } else { b"\n" })?;
@@ -130,13 +131,14 @@ const RUN_MEMBER_INDENT: &str = "      ";
 const RESULT_INDENT: &str = "        ";
 
 /// One result printed as it is inside the log: pretty, every line indented to its depth.
-fn printed_result(result: &impl Serialize) -> Vec<u8> {
+fn printed_result(result: &impl Serialize) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(4096);
     out.extend_from_slice(RESULT_INDENT.as_bytes());
     let mut printer = serde_json::Serializer::with_formatter(&mut out, IndentedPretty::default());
-    // Writing to memory fails only if a map key is not a string, which SARIF's never are.
-    let _ = result.serialize(&mut printer);
-    out
+    // Fails only for a map key that is not a string (SARIF's never are): an error, not half a
+    // result in the log.
+    result.serialize(&mut printer)?;
+    Ok(out)
 }
 
 /// serde_json's pretty printer (two spaces a level), with every line after the first starting
@@ -491,7 +493,7 @@ mod tests {
             .lines()
             .map(|line| format!("{RESULT_INDENT}{line}"))
             .collect();
-        let printed = String::from_utf8(printed_result(&deep)).unwrap();
+        let printed = String::from_utf8(printed_result(&deep).unwrap()).unwrap();
         assert_eq!(printed, indented.join("\n"));
     }
 
