@@ -9,10 +9,10 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::pattern::{At, excerpt};
+use super::pattern::{At, excerpt, instruction_rule, is_instruction};
 use super::unrendered::reads_as_prose;
 use super::{Context, Draft, StringCheck};
-use crate::finding::{Category, Severity};
+use crate::finding::Severity;
 use crate::rules::TargetKind;
 use crate::unicode::latin_lookalike;
 
@@ -416,22 +416,6 @@ fn has_spaced_ascii_letters(bytes: &[u8]) -> bool {
         index += 1;
     }
     false
-}
-
-/// A poisoning or hidden-content rule of medium severity or more: an instruction.
-fn is_instruction(category: Category, severity: Severity) -> bool {
-    matches!(category, Category::Poisoning | Category::HiddenContent)
-        && severity >= Severity::Medium
-}
-
-/// The first pattern rule that reads `text` as an instruction.
-fn instruction_rule(cx: &Context<'_>, text: &str) -> Option<String> {
-    cx.catalogue
-        .patterns()
-        .find(TargetKind::Description, text)
-        .into_iter()
-        .find(|m| is_instruction(m.rule.category, m.rule.severity))
-        .map(|m| m.rule.id.clone())
 }
 
 /// A run of encoded text that decodes to readable text.

@@ -7,6 +7,7 @@
 mod annotations;
 mod config_conflict;
 mod config_hazards;
+mod directive;
 mod drift;
 mod duplicate_key;
 mod duplicate_tool;
@@ -137,6 +138,7 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
         Box::new(hidden::DisguisedText),
         Box::new(unrendered::UnrenderedProse),
         Box::new(preset_destination::PresetDestination),
+        Box::new(directive::RiskyDirective),
     ]
 }
 

@@ -10,8 +10,9 @@ use rayon::prelude::*;
 use super::mention;
 use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft, StringCheck};
-use crate::finding::{Location, Severity};
+use crate::finding::{Category, Location, Severity};
 use crate::input::{Server, ToolRef};
+use crate::rules::TargetKind;
 use crate::unicode::make_visible;
 
 /// The pattern rules' drafts for one string.
@@ -104,6 +105,22 @@ impl At<'_> {
             .tool(&self.tool.name)
             .field(self.strings.field(self.target))
     }
+}
+
+/// A poisoning or hidden-content rule of medium severity or more: an instruction.
+pub(super) fn is_instruction(category: Category, severity: Severity) -> bool {
+    matches!(category, Category::Poisoning | Category::HiddenContent)
+        && severity >= Severity::Medium
+}
+
+/// The first pattern rule that reads `text` as an instruction.
+pub(super) fn instruction_rule(cx: &Context<'_>, text: &str) -> Option<String> {
+    cx.catalogue
+        .patterns()
+        .find(TargetKind::Description, text)
+        .into_iter()
+        .find(|m| is_instruction(m.rule.category, m.rule.severity))
+        .map(|m| m.rule.id.clone())
 }
 
 /// The matched text for a message: invisible characters shown, at most 80 characters.
