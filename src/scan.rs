@@ -189,6 +189,7 @@ pub fn load_inputs_each<T: Send>(
 }
 
 pub fn scan(options: &ScanOptions, catalogue: &Catalogue) -> Result<Report, Vec<Error>> {
+    crate::checks::warm_up_in_background();
     lock_readable(
         &options.lock_path,
         options.lock_required,

@@ -17,7 +17,9 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, MatchKind};
 use foldhash::HashSet;
 use memchr::{memchr_iter, memchr2_iter, memchr3_iter};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
+use regex_automata::{Input, MatchKind as RegexMatchKind, PatternSet};
 
 use super::pattern::{At, excerpt, instruction_rule};
 use super::{Context, Draft, StringCheck};
@@ -57,6 +59,15 @@ impl StringCheck for RiskyDirective {
             })
             .collect()
     }
+}
+
+/// Builds everything [`risky_orders`] compiles on first use.
+pub(super) fn warm_up() {
+    agent_cues("");
+    addresses_the_agent("");
+    opens_with_an_order("");
+    is_an_opener("");
+    Signs::of("");
 }
 
 /// The sentences of `text` that give the agent an order with signs of harm, with the signs.
@@ -393,20 +404,18 @@ struct Signs(Vec<Sign>);
 
 impl Signs {
     fn of(sentence: &str) -> Signs {
-        static SET: LazyLock<RegexSet> = LazyLock::new(|| {
+        static SET: LazyLock<Option<Regex>> = LazyLock::new(|| {
             let patterns: Vec<&str> = Sign::ALL.iter().map(|sign| sign.pattern()).collect();
-            RegexSetBuilder::new(patterns)
-                .unicode(false)
-                .build()
-                .unwrap_or_else(|_| RegexSet::empty())
+            compile(&patterns)
         });
-        let matched = SET.matches(sentence.as_bytes());
+        let mut matched = PatternSet::new(Sign::ALL.len());
+        if let Some(set) = SET.as_ref() {
+            set.which_overlapping_matches(&Input::new(sentence), &mut matched);
+        }
         Signs(
-            Sign::ALL
+            matched
                 .iter()
-                .enumerate()
-                .filter(|&(i, _)| matched.matched(i))
-                .map(|(_, &sign)| sign)
+                .filter_map(|id| Sign::ALL.get(id.as_usize()).copied())
                 .collect(),
         )
     }
@@ -430,15 +439,27 @@ impl Signs {
     }
 }
 
-/// One regex of `alternatives`, run on text in ASCII lower case. ASCII word classes and
-/// boundaries: the words are English, and Unicode word boundaries keep the regex engine off
-/// its fast path.
-/// The patterns are this file's own: one that does not compile is a bug the tests catch
-/// (`None` meanwhile, which matches nothing).
+/// One regex of `alternatives`, run on text in ASCII lower case.
 fn prose_regex(alternatives: &[&str]) -> Option<Regex> {
-    RegexBuilder::new(&alternatives.join("|"))
-        .unicode(false)
-        .build()
+    compile(&[alternatives.join("|").as_str()])
+}
+
+/// A regex of `patterns` (each one a pattern of a multi-pattern regex, all of whose matches
+/// are reported: the signs are a set), over bytes in ASCII lower case. ASCII word classes and
+/// boundaries: the words are English, and Unicode word boundaries keep the lazy DFA off
+/// non-ASCII text. No literal prefilter: it took most of the compile time, a small scan's
+/// start-up, and is no use on the few sentences these regexes see. The patterns are this
+/// file's own: one that does not compile is a bug the tests catch (`None` meanwhile, which
+/// matches nothing).
+fn compile(patterns: &[&str]) -> Option<Regex> {
+    meta::Builder::new()
+        .configure(
+            meta::Config::new()
+                .auto_prefilter(false)
+                .match_kind(RegexMatchKind::All),
+        )
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .build_many(patterns)
         .ok()
 }
 
@@ -507,13 +528,7 @@ mod tests {
     #[test]
     fn every_pattern_compiles() {
         for sign in Sign::ALL {
-            assert!(
-                RegexBuilder::new(sign.pattern())
-                    .unicode(false)
-                    .build()
-                    .is_ok(),
-                "{sign:?}"
-            );
+            assert!(compile(&[sign.pattern()]).is_some(), "{sign:?}");
         }
         assert!(addresses_the_agent("you must go."));
         assert!(opens_with_an_order("then send it."));

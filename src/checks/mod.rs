@@ -142,6 +142,16 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
     ]
 }
 
+/// Starts compiling, on a thread of its own, what the string checks build on first use, so
+/// that a small scan does not wait for it once it has read its inputs (a few milliseconds, most
+/// of a pre-commit run's spare core). Whichever thread gets there first builds it; the other
+/// waits.
+pub fn warm_up_in_background() {
+    let _detached = std::thread::Builder::new()
+        .name("check-warm-up".into())
+        .spawn(directive::warm_up);
+}
+
 /// Runs every check of the inputs alone, the string checks and the pattern rules, in parallel.
 pub fn run_of_inputs(cx: &Context<'_>) -> Vec<Draft> {
     let mut drafts = run_of_files(cx);
