@@ -68,6 +68,7 @@ pub(super) fn warm_up() {
     opens_with_an_order("");
     is_an_opener("");
     Signs::of("");
+    asks_for_support("");
 }
 
 /// The sentences of `text` that give the agent an order with signs of harm, with the signs.
@@ -95,7 +96,7 @@ fn risky_orders(text: &str) -> Vec<(Range<usize>, Signs)> {
             continue;
         }
         let signs = Signs::of(&lowered);
-        if signs.are_risky() {
+        if signs.are_risky() && !(signs.only_send() && asks_for_support(&lowered)) {
             found.push((sentence, signs));
         }
     }
@@ -427,6 +428,13 @@ impl Signs {
         harms > 0 && self.0.iter().map(|sign| sign.weight()).sum::<usize>() >= 2
     }
 
+    /// Whether sending somewhere is the only harm the sentence names.
+    fn only_send(&self) -> bool {
+        self.0
+            .iter()
+            .all(|&sign| matches!(sign, Sign::SendsOut | Sign::Widens))
+    }
+
     /// The signs of harm, in words: "sends data somewhere and is kept from the user".
     fn describe(&self) -> String {
         let harms: Vec<&str> = self
@@ -442,6 +450,20 @@ impl Signs {
 /// One regex of `alternatives`, run on text in ASCII lower case.
 fn prose_regex(alternatives: &[&str]) -> Option<Regex> {
     compile(&[alternatives.join("|").as_str()])
+}
+
+/// Whether `sentence` (in lower case) is about getting help: what it sends is a bug report,
+/// feedback or a question ("Please report any bugs to support@…", "errors are also reported to
+/// the maintainers' tracker"), which honest tools ask of their users.
+fn asks_for_support(sentence: &str) -> bool {
+    static SUPPORT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        prose_regex(&[
+            r"\b(bugs?|issues?|feedback|questions?|problems?|crash(es)?|errors?|support\s+requests?|suggestions?|help)\b",
+        ])
+    });
+    SUPPORT
+        .as_ref()
+        .is_some_and(|regex| regex.is_match(sentence.as_bytes()))
 }
 
 /// A regex of `patterns` (each one a pattern of a multi-pattern regex, all of whose matches
@@ -502,6 +524,8 @@ mod tests {
             "Pass the API token of the workspace in the token parameter.",
             "Uploads a file. Files must be encoded in UTF-8 and are stored for 30 days.",
             "Sends a message. Messages are delivered to the recipients in order.",
+            "Searches issues. Please report any bugs to support@vendor.example.",
+            "Reads logs. Errors are also reported to https://sentry.io for the maintainers.",
         ] {
             assert!(!flags(text), "should not flag: {text}");
         }
