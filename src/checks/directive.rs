@@ -212,7 +212,7 @@ fn addresses_the_agent(sentence: &str) -> bool {
         .is_some_and(|regex| regex.is_match(sentence.as_bytes()))
 }
 
-/// Whether a clause of `sentence` (split at `;` and `:`) is an order: it opens with a verb in
+/// Whether a clause of `sentence` (see [`clauses`]) is an order: it opens with a verb in
 /// the imperative, after lead-ins ("Also,", "Then") and a leading condition ("Before each
 /// call,", "If the user asks X,").
 fn opens_with_an_order(sentence: &str) -> bool {
@@ -227,21 +227,30 @@ fn opens_with_an_order(sentence: &str) -> bool {
             r"^\s*{lead}{condition}{lead}(({verbs})\s|({noun_verbs})\s+{ORDER_OBJECT})"
         )])
     });
-    sentence.split([';', ':']).any(|clause| {
+    clauses(sentence).any(|clause| {
         ORDER
             .as_ref()
             .is_some_and(|regex| regex.is_match(clause.as_bytes()))
     })
 }
 
-/// The first word of each clause of `sentence` (split at `;` and `:`), found by bytes: this
-/// runs on every sentence of every string.
+/// The clauses of `sentence`, split at `;` and `:`, found by bytes: this runs on every
+/// sentence of every string.
+fn clauses(sentence: &str) -> impl Iterator<Item = &str> {
+    let bytes = sentence.as_bytes();
+    let ends = memchr2_iter(b';', b':', bytes).chain(std::iter::once(bytes.len()));
+    let mut start = 0;
+    ends.filter_map(move |end| {
+        let clause = sentence.get(start..end);
+        start = end + 1;
+        clause
+    })
+}
+
+/// The first word of each clause of `sentence`.
 fn clause_openers(sentence: &str) -> impl Iterator<Item = &str> {
-    let starts =
-        std::iter::once(0).chain(memchr2_iter(b';', b':', sentence.as_bytes()).map(|i| i + 1));
-    starts.filter_map(|start| {
-        sentence
-            .get(start..)?
+    clauses(sentence).filter_map(|clause| {
+        clause
             .trim_start()
             .split(|c: char| !c.is_ascii_alphabetic())
             .next()
@@ -539,6 +548,14 @@ mod tests {
             parts,
             ["Reads ~/.aws/config.", "Then v1.2 runs!", "Next?", "Done"]
         );
+    }
+
+    #[test]
+    fn clauses_split_at_semicolons_and_colons() {
+        let parts: Vec<&str> = clauses("a; b:c;").collect();
+        assert_eq!(parts, ["a", " b", "c", ""]);
+        let openers: Vec<&str> = clause_openers("Note: also send; 'x").collect();
+        assert_eq!(openers, ["Note", "also", ""]);
     }
 
     #[test]
