@@ -43,6 +43,8 @@ const NEGATING_WORDS: &[&str] = &[
 /// Names that `true` makes waive a safeguard: every word of one entry in the name.
 const WAIVERS: &[&[&str]] = &[
     &["auto", "approve"],
+    // Preset to say the user already confirmed: the agent never asks.
+    &["confirmed"],
     &["auto", "confirm"],
     &["auto", "accept"],
     &["skip", "confirm"],
@@ -156,11 +158,13 @@ mod tests {
             ("sandbox", false, true),
             ("auto_approve", true, true),
             ("skip_confirmation", true, true),
+            ("confirmed", true, true),
             ("allow_insecure", true, true),
             // The safe way round.
             ("verify_tls", true, false),
             ("skip_verify", false, false),
             ("auto_approve", false, false),
+            ("confirmed", false, false),
             ("insecure", false, false),
             // Not safeguards.
             ("url_safe", false, false),
