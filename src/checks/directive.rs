@@ -145,8 +145,10 @@ fn trimmed(text: &str, range: Range<usize>) -> Option<Range<usize>> {
 /// Where `text` holds a word that [`addresses_the_agent`] needs ("must", "should", "ensure",
 /// "your", …), in lower case, capitalised or in capitals: its regex, whose first words ("you",
 /// "the") are everywhere, runs only on the sentences that hold one, found for the whole string
-/// in one pass.
+/// in two passes of the SIMD literal scan (Teddy), which takes at most [`TEDDY_MAX`] literals
+/// per automaton: past that, the automaton walks the text byte by byte, several times slower.
 fn agent_cues(text: &str) -> Vec<usize> {
+    // Each word in lower case, capitalised and in capitals.
     static CUES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         let words = [
             "must",
@@ -170,21 +172,8 @@ fn agent_cues(text: &str) -> Vec<usize> {
             "note",
             "your",
             "been",
-            "when you",
-            "whenever you",
-            "once you",
-            "if you",
-            "after you",
-            "before you",
-            "authori",
-            "permitted",
-            "allowed",
-            "expected",
-            "supposed",
-            "meant",
-            "hold",
         ];
-        let cases = words.iter().flat_map(|word| {
+        literal_scan(words.iter().flat_map(|word| {
             let capitalised = word
                 .get(..1)
                 .map(|first| first.to_ascii_uppercase() + word.get(1..).unwrap_or_default());
@@ -195,16 +184,50 @@ fn agent_cues(text: &str) -> Vec<usize> {
             ]
             .into_iter()
             .flatten()
-        });
-        // Leftmost-first: the only match kind with the SIMD literal scan (Teddy).
-        AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(cases)
-            .ok()
+        }))
     });
-    CUES.as_ref().map_or_else(Vec::new, |cues| {
-        cues.find_iter(text).map(|m| m.start()).collect()
-    })
+    // Words that sit inside a sentence, in lower case, without their first letter where a
+    // sentence may open with them ("When you", "Once you").
+    static TAIL_CUES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        literal_scan(
+            [
+                "hen you",
+                "ever you",
+                "nce you",
+                "f you",
+                "fter you",
+                "efore you",
+                "uthori",
+                "permitted",
+                "allowed",
+                "supposed",
+                "meant",
+                "hold",
+            ]
+            .map(String::from),
+        )
+    });
+    let mut cues: Vec<usize> = [&CUES, &TAIL_CUES]
+        .into_iter()
+        .filter_map(|automaton| automaton.as_ref())
+        .flat_map(|automaton| automaton.find_iter(text).map(|m| m.start()))
+        .collect();
+    cues.sort_unstable();
+    cues
+}
+
+/// The most literals an automaton's Teddy scan takes.
+const TEDDY_MAX: usize = 64;
+
+/// An automaton for `literals` that keeps the SIMD literal scan: leftmost-first, the only
+/// match kind with it.
+fn literal_scan(literals: impl IntoIterator<Item = String>) -> Option<AhoCorasick> {
+    let literals: Vec<String> = literals.into_iter().collect();
+    debug_assert!(literals.len() <= TEDDY_MAX, "{} literals", literals.len());
+    AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(literals)
+        .ok()
 }
 
 /// Whether `sentence` speaks to the agent as one that must do something ("you must", "the
