@@ -143,77 +143,74 @@ fn trimmed(text: &str, range: Range<usize>) -> Option<Range<usize>> {
 }
 
 /// Where `text` holds a word that [`addresses_the_agent`] needs ("must", "should", "ensure",
-/// "your", …), in lower case, capitalised or in capitals: its regex, whose first words ("you",
-/// "the") are everywhere, runs only on the sentences that hold one, found for the whole string
-/// in two passes of the SIMD literal scan (Teddy), which takes at most [`TEDDY_MAX`] literals
-/// per automaton: past that, the automaton walks the text byte by byte, several times slower.
+/// "your", …): its regex, whose first words ("you", "the") are everywhere, runs only on the
+/// sentences that hold one, found for the whole string in one pass of the SIMD literal scan
+/// (Teddy), which takes at most [`TEDDY_MAX`] literals: past that, the automaton walks the
+/// text byte by byte, several times slower.
 fn agent_cues(text: &str) -> Vec<usize> {
-    // Each word in lower case, capitalised and in capitals.
     static CUES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-        let words = [
+        // In lower case, capitalised and in capitals: the words an order is shouted with.
+        let shouted = [
             "must",
             "should",
             "shall",
             "need",
-            "has to",
-            "have to",
             "required",
             "expected",
             "mandatory",
             "essential",
             "necessary",
-            "ought",
             "to be",
+            "ensure",
+            "your",
+        ];
+        // In lower case and capitalised.
+        let opening = [
+            "has to",
+            "have to",
+            "ought",
             "is also",
             "are also",
             "automatically",
-            "ensure",
             "make sure",
             "note",
-            "your",
             "been",
         ];
-        literal_scan(words.iter().flat_map(|word| {
-            let capitalised = word
-                .get(..1)
-                .map(|first| first.to_ascii_uppercase() + word.get(1..).unwrap_or_default());
-            [
-                Some(word.to_string()),
-                capitalised,
-                Some(word.to_ascii_uppercase()),
-            ]
-            .into_iter()
-            .flatten()
-        }))
+        // In lower case, inside a sentence: "when you", "agents here are authorized to".
+        let inside = [
+            " you",
+            "authori",
+            "permitted",
+            "allowed",
+            "supposed",
+            "meant",
+            "hold",
+        ];
+        let capitalised = |word: &str| {
+            word.get(..1)
+                .map(|first| first.to_ascii_uppercase() + word.get(1..).unwrap_or_default())
+        };
+        let literals = shouted
+            .iter()
+            .flat_map(|word| {
+                [
+                    Some(word.to_string()),
+                    capitalised(word),
+                    Some(word.to_ascii_uppercase()),
+                ]
+            })
+            .chain(
+                opening
+                    .iter()
+                    .flat_map(|word| [Some(word.to_string()), capitalised(word)]),
+            )
+            .chain(inside.iter().map(|word| Some(word.to_string())))
+            .flatten();
+        literal_scan(literals)
     });
-    // Words that sit inside a sentence, in lower case, without their first letter where a
-    // sentence may open with them ("When you", "Once you").
-    static TAIL_CUES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-        literal_scan(
-            [
-                "hen you",
-                "ever you",
-                "nce you",
-                "f you",
-                "fter you",
-                "efore you",
-                "uthori",
-                "permitted",
-                "allowed",
-                "supposed",
-                "meant",
-                "hold",
-            ]
-            .map(String::from),
-        )
-    });
-    let mut cues: Vec<usize> = [&CUES, &TAIL_CUES]
-        .into_iter()
-        .filter_map(|automaton| automaton.as_ref())
-        .flat_map(|automaton| automaton.find_iter(text).map(|m| m.start()))
-        .collect();
-    cues.sort_unstable();
-    cues
+    CUES.as_ref().map_or_else(Vec::new, |cues| {
+        cues.find_iter(text).map(|m| m.start()).collect()
+    })
 }
 
 /// The most literals an automaton's Teddy scan takes.
