@@ -259,9 +259,7 @@ fn addresses_the_agent(sentence: &str) -> bool {
             r"\b(is|are)\s+[a-z]+(ed|en|wn|nt)\s+automatically\b",
         ])
     });
-    ADDRESSED
-        .as_ref()
-        .is_some_and(|regex| regex.is_match(sentence.as_bytes()))
+    matches(&ADDRESSED, sentence)
 }
 
 /// Whether a clause of `sentence` (see [`clauses`]) is an order: it opens with a verb in
@@ -276,11 +274,7 @@ fn opens_with_an_order(sentence: &str) -> bool {
             r"^\s*(({lead})\s+)*(({verbs})\s|({noun_verbs})\s+{ORDER_OBJECT})"
         )])
     });
-    clauses(sentence).any(|clause| {
-        ORDER
-            .as_ref()
-            .is_some_and(|regex| regex.is_match(clause.as_bytes()))
-    })
+    clauses(sentence).any(|clause| matches(&ORDER, clause))
 }
 
 /// The clauses of `sentence`, split at `;`, `:` and `,`, found by bytes: this runs on every
@@ -576,6 +570,14 @@ impl Signs {
     }
 }
 
+/// Whether `regex` (`None`: a pattern that did not compile, which the tests catch) matches
+/// `text`.
+fn matches(regex: &Option<Regex>, text: &str) -> bool {
+    regex
+        .as_ref()
+        .is_some_and(|regex| regex.is_match(text.as_bytes()))
+}
+
 /// One regex of `alternatives`, run on text in ASCII lower case.
 fn prose_regex(alternatives: &[&str]) -> Option<Regex> {
     compile(&[alternatives.join("|").as_str()])
@@ -607,8 +609,7 @@ fn asks_the_user_first(sentence: &str) -> bool {
             r"\b(user'?s|their)\s+(explicit\s+)?(confirmation|approval|consent|permission)\b",
         ])
     });
-    ASKS.as_ref()
-        .is_some_and(|regex| regex.is_match(sentence.as_bytes()))
+    matches(&ASKS, sentence)
 }
 
 /// Whether `sentence` (in lower case) is about getting help: what it sends is a bug report,
@@ -620,9 +621,7 @@ fn asks_for_support(sentence: &str) -> bool {
             r"\b(bugs?|issues?|feedback|questions?|problems?|crash(es)?|errors?|support\s+requests?|suggestions?|help)\b",
         ])
     });
-    SUPPORT
-        .as_ref()
-        .is_some_and(|regex| regex.is_match(sentence.as_bytes()))
+    matches(&SUPPORT, sentence)
 }
 
 /// A regex of `patterns` (each one a pattern of a multi-pattern regex, all of whose matches
