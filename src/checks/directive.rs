@@ -322,11 +322,10 @@ fn clause_openers(sentence: &str) -> impl Iterator<Item = &str> {
 /// clauses open with a word no order does, and the order's regex runs on the others.
 fn is_an_opener(word: &str) -> bool {
     static OPENERS: LazyLock<HashSet<&str>> = LazyLock::new(|| {
+        // "force-push" opens a clause as "force", which is in the list too.
         [LEAD_WORDS, IMPERATIVE_VERBS, NOUN_VERBS]
             .iter()
             .flat_map(|words| words.split_whitespace())
-            // A phrase ("prior_to") opens with its first word.
-            .filter_map(|opener| opener.split(['_', '-']).next())
             .collect()
     });
     // Lowered on the stack: this runs for every clause of every string. The longest opener
@@ -340,13 +339,9 @@ fn is_an_opener(word: &str) -> bool {
     std::str::from_utf8(buffer).is_ok_and(|word| OPENERS.contains(word))
 }
 
-/// `words`, space-separated, as a regex alternation (multi-word entries use `_` for a space).
+/// `words`, space-separated, as a regex alternation.
 fn words_alternation(words: &str) -> String {
-    let words: Vec<String> = words
-        .split_whitespace()
-        .map(|word| word.replace('_', r"\s+"))
-        .collect();
-    words.join("|")
+    words.split_whitespace().collect::<Vec<_>>().join("|")
 }
 
 /// Words an order may open with before its verb: "Also,", "Then", "Quietly".
@@ -416,6 +411,11 @@ enum Sign {
 }
 
 impl Sign {
+    /// Whether the sign only qualifies others (to every call, data moved) and names no harm.
+    fn is_a_modifier(self) -> bool {
+        matches!(self, Sign::Widens | Sign::MovesData)
+    }
+
     const ALL: [Sign; 10] = [
         Sign::SendsOut,
         Sign::Secret,
@@ -529,11 +529,8 @@ impl Signs {
     /// it in the filter", "the `raw` parameter contains your system message").
     fn are_risky(&self) -> bool {
         let has = |sign| self.0.contains(&sign);
-        let acted_on = self.0.iter().any(|sign| {
-            !matches!(
-                sign,
-                Sign::Secret | Sign::IntoArgument | Sign::Widens | Sign::MovesData
-            )
+        let acted_on = self.0.iter().any(|&sign| {
+            !(sign.is_a_modifier() || matches!(sign, Sign::Secret | Sign::IntoArgument))
         });
         let harms: Vec<Sign> = self
             .0
@@ -555,7 +552,7 @@ impl Signs {
     fn all_among(&self, kinds: &[Sign]) -> bool {
         self.0
             .iter()
-            .all(|sign| matches!(sign, Sign::Widens | Sign::MovesData) || kinds.contains(sign))
+            .all(|sign| sign.is_a_modifier() || kinds.contains(sign))
     }
 
     /// The signs of harm, in words: "sends data somewhere and is kept from the user".
@@ -563,7 +560,7 @@ impl Signs {
         let harms: Vec<&str> = self
             .0
             .iter()
-            .filter(|&&sign| !matches!(sign, Sign::Widens | Sign::MovesData))
+            .filter(|sign| !sign.is_a_modifier())
             .map(|sign| sign.description())
             .collect();
         harms.join(" and ")
