@@ -361,6 +361,11 @@ pub enum Pretty<'k> {
 /// Rendered parts at least this long stay pieces of their own instead of being copied.
 const OWN_PIECE_MIN: usize = 1024;
 
+/// The room [`Pieces::bytes_mut`] leaves: more than a lock's definitions mostly take (2.8 KB
+/// in the bench corpus), and the bytes it starts afresh when there is less.
+const WRITER_ROOM: usize = 16 * 1024;
+const RUN_CAPACITY: usize = 128 * 1024;
+
 /// Bytes to write one after the other: large rendered parts as they are, and the brackets,
 /// keys and small parts between them joined.
 #[derive(Default)]
@@ -378,8 +383,29 @@ impl<'k> Pieces<'k> {
         self.pieces.push(piece);
     }
 
+    /// A rendered part: a large one stays a piece of its own, a small one is copied.
+    pub fn push_part(&mut self, bytes: Cow<'k, [u8]>) {
+        if bytes.len() >= OWN_PIECE_MIN {
+            self.push(bytes);
+        } else {
+            self.push_bytes(&bytes);
+        }
+    }
+
     pub fn push_bytes(&mut self, bytes: &[u8]) {
         self.glue.extend_from_slice(bytes);
+    }
+
+    /// Where the next bytes go, for a writer of its own (a lock's definition): with room for
+    /// most, so that they are rarely grown, and copied, as they are written.
+    pub fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        if self.glue.capacity() - self.glue.len() < WRITER_ROOM {
+            let full = std::mem::replace(&mut self.glue, Vec::with_capacity(RUN_CAPACITY));
+            if !full.is_empty() {
+                self.pieces.push(Cow::Owned(full));
+            }
+        }
+        &mut self.glue
     }
 
     pub fn finish(mut self) -> Vec<Cow<'k, [u8]>> {
@@ -395,11 +421,10 @@ impl<'k> Pieces<'k> {
 /// not copied at all.
 pub fn write_pretty_pieces<'k>(parts: Pretty<'k>, indent: usize, out: &mut Pieces<'k>) {
     match parts {
-        Pretty::Rendered(bytes) if bytes.len() >= OWN_PIECE_MIN => out.push(bytes),
-        Pretty::Rendered(bytes) => out.push_bytes(&bytes),
+        Pretty::Rendered(bytes) => out.push_part(bytes),
         Pretty::Pieces(pieces) => {
             for piece in pieces {
-                write_pretty_pieces(Pretty::Rendered(piece), indent, out);
+                out.push_part(piece);
             }
         }
         Pretty::Object(mut members) => {
@@ -464,7 +489,7 @@ fn write_pretty_object(object: &Object, indent: usize, w: &mut Vec<u8>) {
 /// and pass on: a lock written as a stream does). Members come in the order given: canonical
 /// when sorted with [`compare_keys`].
 pub fn write_pretty_object_with<K: AsRef<str>, V>(
-    members: Vec<(K, V)>,
+    members: impl IntoIterator<Item = (K, V)>,
     indent: usize,
     w: &mut Vec<u8>,
     write: impl FnMut(V, &mut Vec<u8>),
@@ -472,24 +497,29 @@ pub fn write_pretty_object_with<K: AsRef<str>, V>(
     write_pretty_members(members, indent, w, write);
 }
 
+/// [`write_pretty_object_with`] into pieces: `write` may push parts of its own.
+pub fn write_pretty_object_pieces<'k, K: AsRef<str>, V>(
+    members: impl IntoIterator<Item = (K, V)>,
+    indent: usize,
+    out: &mut Pieces<'k>,
+    write: impl FnMut(V, &mut Pieces<'k>),
+) {
+    write_pretty_members(members, indent, out, write);
+}
+
 /// The layout every pretty object shares: `{}` when empty, else each member (in the order
 /// given) on a line of its own one level in; `write` writes a member's value at that level.
 fn write_pretty_members<K: AsRef<str>, V, W: Glue>(
-    members: Vec<(K, V)>,
+    members: impl IntoIterator<Item = (K, V)>,
     indent: usize,
     w: &mut W,
     mut write: impl FnMut(V, &mut W),
 ) {
-    if members.is_empty() {
-        w.glue().extend_from_slice(b"{}");
-        return;
-    }
-    w.glue().push(b'{');
-    for (i, (key, value)) in members.into_iter().enumerate() {
+    let mut empty = true;
+    for (key, value) in members {
         let glue = w.glue();
-        if i > 0 {
-            glue.push(b',');
-        }
+        glue.push(if empty { b'{' } else { b',' });
+        empty = false;
         newline(glue, indent + 1);
         // Writing into a Vec cannot fail.
         let _ = write_string(key.as_ref(), glue);
@@ -497,8 +527,12 @@ fn write_pretty_members<K: AsRef<str>, V, W: Glue>(
         write(value, w);
     }
     let glue = w.glue();
-    newline(glue, indent);
-    glue.push(b'}');
+    if empty {
+        glue.extend_from_slice(b"{}");
+    } else {
+        newline(glue, indent);
+        glue.push(b'}');
+    }
 }
 
 fn newline(w: &mut Vec<u8>, level: usize) {

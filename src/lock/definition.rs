@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::fingerprint::{DigestText, FieldDigests, FingerprintOptions, ToolDigest};
-use crate::json::canonical::{write_pretty_at, write_pretty_from_canonical};
+use crate::json::canonical::{Pieces, write_pretty_at, write_pretty_from_canonical};
 use crate::json::{Dialect, Limits, Node, Object, Span, parse, parse_value_at};
 use crate::on_disk::{OnDisk, Sealed};
 use crate::spill::Spill;
@@ -317,26 +317,30 @@ impl Definition {
         }
     }
 
-    /// The bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`].
-    pub fn written(&self) -> Cow<'_, [u8]> {
+    /// Writes the bytes the lockfile holds for this definition, at [`DEFINITION_INDENT`], to
+    /// `out`: a new approval straight from its canonical bytes, a kept one as a piece of the
+    /// previous lock's text (not copied).
+    pub fn write_to<'d>(&'d self, out: &mut Pieces<'d>) {
         match self {
             Definition::Canonical(approved) => {
                 let canonical = approved.canonical();
-                // The pretty form is under twice the canonical one in the bench corpus: grown
-                // from empty, the vector was copied five or six times.
-                let mut out = Vec::with_capacity(canonical.len() * 2);
                 if !canonical.is_empty() {
-                    write_pretty_from_canonical(&canonical, DEFINITION_INDENT, &mut out);
+                    write_pretty_from_canonical(&canonical, DEFINITION_INDENT, out.bytes_mut());
                 }
-                Cow::Owned(out)
             }
-            Definition::Kept(stored) => stored.raw(),
+            Definition::Kept(stored) => out.push_part(stored.raw()),
             Definition::Tree(_) | Definition::Stored(_) => {
-                let mut out = Vec::new();
-                write_pretty_at(&self.node(), DEFINITION_INDENT, &mut out);
-                Cow::Owned(out)
+                write_pretty_at(&self.node(), DEFINITION_INDENT, out.bytes_mut());
             }
         }
+    }
+
+    /// The bytes [`Definition::write_to`] writes, in one piece.
+    #[cfg(test)]
+    pub fn written(&self) -> Cow<'_, [u8]> {
+        let mut pieces = Pieces::default();
+        self.write_to(&mut pieces);
+        Cow::Owned(pieces.finish().concat())
     }
 
     /// The definition as a tree: parsed again from the text it is written in, if it is.

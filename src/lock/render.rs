@@ -11,17 +11,17 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::definition::DEFINITION_INDENT;
+use super::definition::{DEFINITION_INDENT, Definition};
 use super::{
     Baseline, FORMAT_VERSION, GENERATED, GENERATED_KEY, Lock, LockedServer, LockedTool,
     SERVER_INDENT,
 };
 use crate::atomic_file;
 use crate::error::Error;
-use crate::fingerprint::{self, DigestText};
+use crate::fingerprint::{self, DigestText, FieldDigests};
 use crate::json::canonical::{
-    Pieces, Pretty, compare_keys, write_pretty_at, write_pretty_object_with, write_pretty_pieces,
-    write_string_into,
+    Pieces, Pretty, compare_keys, write_pretty_at, write_pretty_object_pieces,
+    write_pretty_object_with, write_pretty_pieces, write_string_into,
 };
 use crate::json::{Node, Object};
 use crate::source::display_path;
@@ -348,55 +348,83 @@ fn server_parts(server: &LockedServer) -> Pretty<'_> {
         })
         .collect();
     head.insert("history", Node::array(history));
-    let tools = server
-        .tools
-        .iter()
-        .map(|(name, tool)| (Cow::Borrowed(name.as_str()), tool_parts(tool)))
-        .collect();
     let mut members = rendered_members(head, SERVER_INDENT);
-    members.push((Cow::Borrowed("tools"), Pretty::Object(tools)));
+    members.push((Cow::Borrowed("tools"), Pretty::Pieces(tools_pieces(server))));
     Pretty::Object(members)
 }
 
-/// A tool's members, each value written straight from the model: a lock writes one for every
-/// tool, and building each as a small tree first was nearly half of rendering a lock.
-fn tool_parts(tool: &LockedTool) -> Pretty<'_> {
-    let string = |s: &str| {
-        let mut out = Vec::new();
-        write_string_into(s, &mut out);
-        Pretty::Rendered(Cow::Owned(out))
-    };
-    let mut fields = Vec::new();
-    let mut sorted: Vec<(&str, &DigestText)> = tool.fields.iter().collect();
-    sorted.sort_by(|a, b| compare_keys(a.0, b.0));
-    write_pretty_object_with(sorted, DEFINITION_INDENT, &mut fields, |digest, out| {
-        digest.write_json(out);
+/// How deep a server's tools object is nested, and so each tool's members.
+const TOOLS_INDENT: usize = SERVER_INDENT + 1;
+
+/// A server's tools, written straight from the model into pieces: a lock writes one entry for
+/// every tool, and building each as parts to sort and lay out was half of rendering a lock.
+fn tools_pieces(server: &LockedServer) -> Vec<Cow<'_, [u8]>> {
+    let mut tools: Vec<(&str, &LockedTool)> = server
+        .tools
+        .iter()
+        .map(|(name, tool)| (name.as_str(), tool))
+        .collect();
+    tools.sort_by(|a, b| compare_keys(a.0, b.0));
+    let mut pieces = Pieces::default();
+    write_pretty_object_pieces(tools, TOOLS_INDENT, &mut pieces, |tool, pieces| {
+        write_pretty_object_pieces(tool_members(tool), TOOLS_INDENT + 1, pieces, write_member);
     });
-    let mut digest = Vec::new();
-    tool.digest.write_json(&mut digest);
-    let mut members = vec![
+    pieces.finish()
+}
+
+/// A tool entry's value, as the model holds it.
+enum ToolMember<'l> {
+    Text(&'l str),
+    Digest(&'l DigestText),
+    Fields(&'l FieldDigests),
+    Definition(&'l Definition),
+}
+
+/// A tool entry's members, in canonical order (a test checks it).
+fn tool_members(tool: &LockedTool) -> impl Iterator<Item = (&'static str, ToolMember<'_>)> {
+    let approval = tool.approval.as_ref();
+    [
         (
-            Cow::Borrowed("digest"),
-            Pretty::Rendered(Cow::Owned(digest)),
+            "approval",
+            approval.map(|a| ToolMember::Text(a.kind.as_str())),
         ),
         (
-            Cow::Borrowed("fields"),
-            Pretty::Rendered(Cow::Owned(fields)),
+            "approvedAt",
+            approval.map(|a| ToolMember::Text(&a.approved_at)),
         ),
         (
-            Cow::Borrowed("definition"),
-            Pretty::Rendered(tool.definition.written()),
+            "approvedBy",
+            approval.map(|a| ToolMember::Text(&a.approved_by)),
         ),
-    ];
-    if let Some(approval) = &tool.approval {
-        members.extend([
-            (Cow::Borrowed("firstSeen"), string(&approval.first_seen)),
-            (Cow::Borrowed("approvedAt"), string(&approval.approved_at)),
-            (Cow::Borrowed("approvedBy"), string(&approval.approved_by)),
-            (Cow::Borrowed("approval"), string(approval.kind.as_str())),
-        ]);
+        ("definition", Some(ToolMember::Definition(&tool.definition))),
+        ("digest", Some(ToolMember::Digest(&tool.digest))),
+        ("fields", Some(ToolMember::Fields(&tool.fields))),
+        (
+            "firstSeen",
+            approval.map(|a| ToolMember::Text(&a.first_seen)),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| Some((key, value?)))
+}
+
+fn write_member<'l>(member: ToolMember<'l>, pieces: &mut Pieces<'l>) {
+    match member {
+        ToolMember::Text(text) => write_string_into(text, pieces.bytes_mut()),
+        ToolMember::Digest(digest) => digest.write_json(pieces.bytes_mut()),
+        ToolMember::Fields(fields) => {
+            // Kept sorted by name, which is canonical order unless a hand-edited lock named a
+            // field outside the Basic Multilingual Plane.
+            let mut sorted: Vec<(&str, &DigestText)> = fields.iter().collect();
+            if !sorted.is_sorted_by(|a, b| compare_keys(a.0, b.0).is_le()) {
+                sorted.sort_by(|a, b| compare_keys(a.0, b.0));
+            }
+            write_pretty_object_with(sorted, DEFINITION_INDENT, pieces.bytes_mut(), |d, out| {
+                d.write_json(out);
+            });
+        }
+        ToolMember::Definition(definition) => definition.write_to(pieces),
     }
-    Pretty::Object(members)
 }
 
 /// The members of an object nested `indent` levels deep, each value rendered.
@@ -423,6 +451,7 @@ mod tests {
     use crate::byte_size::ByteSize;
     use crate::json::canonical::{to_canonical_vec, to_pretty_string};
     use crate::json::{Dialect, Limits, parse};
+    use crate::lock::{ApprovalKind, ToolApproval};
 
     /// A lockfile of `servers` servers named as given, each with `tools` tools.
     fn lockfile(names: &[&str], tools: usize) -> String {
@@ -475,6 +504,25 @@ mod tests {
         sorted.sort_unstable();
         // Canonical order: a, b, é, U+10000 (a surrogate pair, below U+FF61), U+FF61.
         assert_eq!(sorted, [order[1], order[0], order[4], order[3], order[2]]);
+    }
+
+    /// A tool entry's members are written in the order given, which must be canonical.
+    #[test]
+    fn tool_members_come_in_canonical_order() {
+        let lock = parsed(&lockfile(&["s"], 1));
+        let mut tool = lock.servers["s"].tools["t0"].clone();
+        tool.approval = Some(ToolApproval {
+            first_seen: "2026-01-01T00:00:00Z".into(),
+            approved_at: "2026-01-02T00:00:00Z".into(),
+            approved_by: "me".into(),
+            kind: ApprovalKind::Explicit,
+        });
+        let keys: Vec<&str> = tool_members(&tool).map(|(key, _)| key).collect();
+        assert_eq!(keys.len(), 7);
+        assert!(
+            keys.is_sorted_by(|a, b| compare_keys(a, b).is_lt()),
+            "{keys:?}"
+        );
     }
 
     /// Pieces are written whole and in order by a writer that takes a few bytes a call, of one
