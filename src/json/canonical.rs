@@ -33,7 +33,7 @@ use std::io::{self, Write};
 use std::ops::Range;
 
 use super::number::Decomposed;
-use super::{Member, Node, Number, Object, Value};
+use super::{Member, Node, Number, Object, Span, Value};
 
 pub const SCHEME: &str = "c14n-v1";
 
@@ -43,7 +43,7 @@ pub fn write_canonical<W: Write>(node: &Node, w: &mut W) -> io::Result<()> {
         Value::Bool(true) => w.write_all(b"true"),
         Value::Bool(false) => w.write_all(b"false"),
         Value::Number(n) => w.write_all(canonical_number(n).as_bytes()),
-        Value::String(s) => write_string(s, w),
+        Value::String(s) => write_string_from(s, node.span, w),
         Value::Array(items) => {
             w.write_all(b"[")?;
             for (i, item) in items.iter().enumerate() {
@@ -76,7 +76,7 @@ pub fn write_canonical_object_filtered<W: Write>(
         if i > 0 {
             w.write_all(b",")?;
         }
-        write_string(&member.key, w)?;
+        write_string_from(&member.key, member.key_span, w)?;
         w.write_all(b":")?;
         write_canonical(&member.value, w)?;
     }
@@ -108,7 +108,7 @@ pub fn write_canonical_members<'o>(
         }
         let start = out.len();
         // Writing into a Vec cannot fail.
-        let _ = write_string(&member.key, out);
+        let _ = write_string_from(&member.key, member.key_span, out);
         out.push(b':');
         let value_start = out.len();
         let _ = write_canonical(&member.value, out);
@@ -168,6 +168,19 @@ pub fn canonical_unique<T>(mut items: Vec<T>, key: impl Fn(&T) -> &str) -> Vec<T
 pub fn write_string_into(s: &str, w: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = write_string(s, w);
+}
+
+/// [`write_string`] for a string parsed from `literal`, its literal in the source: one no
+/// longer than its decoded text and its quotes held no escape (each escape is longer than what
+/// it stands for), and the parser takes no control character unescaped, so it needs none
+/// either. A string built in code has an empty span and is scanned.
+fn write_string_from<W: Write>(s: &str, literal: Span, w: &mut W) -> io::Result<()> {
+    if literal.len() == s.len() + 2 {
+        w.write_all(b"\"")?;
+        w.write_all(s.as_bytes())?;
+        return w.write_all(b"\"");
+    }
+    write_string(s, w)
 }
 
 fn write_string<W: Write>(s: &str, w: &mut W) -> io::Result<()> {

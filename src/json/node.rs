@@ -8,7 +8,8 @@ use super::{Number, Object, Pointer, Span};
 pub struct Node {
     pub value: Value,
     /// The whole value in the source; for strings the quotes are included.
-    /// Default (0..0) for trees built in code.
+    /// Default (0..0) for trees built in code. Only the parser sets it: canonical writing
+    /// takes a string whose literal is its decoded length plus its quotes as free of escapes.
     pub span: Span,
 }
 

@@ -18,7 +18,8 @@ pub struct Object {
 pub struct Member {
     /// The decoded key.
     pub key: CompactString,
-    /// The key's literal in the source, quotes included.
+    /// The key's literal in the source, quotes included (only the parser sets it; see
+    /// [`super::Node::span`]).
     pub key_span: Span,
     pub value: Node,
 }
