@@ -177,15 +177,27 @@ pub fn run_content(cx: &Context<'_>) -> Vec<Draft> {
 
 /// Runs `checks`, and beside them the string checks and the pattern rules.
 fn run_with_strings(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
-    let (mut drafts, patterns) =
-        rayon::join(|| run(checks, cx), || pattern::run(cx, &of_strings()));
+    let strings: Vec<Box<dyn StringCheck>> = of_strings()
+        .into_iter()
+        .filter(|check| in_force(check.rules(), cx.config))
+        .collect();
+    let (mut drafts, patterns) = rayon::join(|| run(checks, cx), || pattern::run(cx, &strings));
     drafts.extend(patterns);
     drafts
+}
+
+/// Whether the config leaves any of a check's rules on. A check with none is not run: the
+/// engine would drop everything it reports, and the time it takes is the reason some turn
+/// rules off (a pre-commit hook, a registry-wide scan). No check reads another's drafts, so
+/// skipping one changes no other finding.
+fn in_force(rules: &[&str], config: &Config) -> bool {
+    rules.iter().any(|rule| config.rule_enabled(rule))
 }
 
 fn run(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
     checks
         .par_iter()
+        .filter(|check| in_force(check.rules(), cx.config))
         .flat_map_iter(|check| {
             let mut out = Vec::new();
             check.run(cx, &mut out);
@@ -199,6 +211,7 @@ fn run(checks: &[Box<dyn Check>], cx: &Context<'_>) -> Vec<Draft> {
 pub fn run_against_baseline(cx: &Context<'_>, baseline: &Baseline<'_>) -> Vec<Draft> {
     against_baseline()
         .par_iter()
+        .filter(|check| in_force(check.rules(), cx.config))
         .flat_map_iter(|check| {
             let mut out = Vec::new();
             check.run(cx, baseline, &mut out);
@@ -292,8 +305,79 @@ impl Draft {
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::{across_files, against_baseline, of_files, of_strings};
+    use super::{
+        Check, Context, Draft, across_files, against_baseline, of_files, of_strings, pattern, run,
+    };
+    use crate::byte_size::ByteSize;
+    use crate::config::{Config, Posture, RuleConfig};
+    use crate::finding::Location;
+    use crate::json::Pointer;
     use crate::rules::{Catalogue, Kind};
+    use crate::source::SourceId;
+
+    /// Reports under its second rule whenever it runs.
+    struct Reporter;
+
+    impl Check for Reporter {
+        fn rules(&self) -> &'static [&'static str] {
+            &["tool-removed", "tool-added"]
+        }
+
+        fn run(&self, _: &Context<'_>, out: &mut Vec<Draft>) {
+            let at = Location::new(SourceId(0), Pointer::root());
+            out.push(Draft::new("tool-added", at, "ran"));
+        }
+    }
+
+    fn turned_off<'a>(rules: impl IntoIterator<Item = &'a str>) -> Config {
+        let mut config = Config::default();
+        for rule in rules {
+            let off = RuleConfig {
+                enabled: Some(false),
+                severity: None,
+            };
+            config.rules.insert(rule.to_string(), off);
+        }
+        config
+    }
+
+    /// Checks and pattern rules whose every rule is turned off do not run; one rule left on
+    /// runs its check.
+    #[test]
+    fn only_checks_with_a_rule_in_force_run() {
+        let paths = ["testdata/example/snapshots".into()];
+        let inputs = crate::scan::load_inputs(&paths, &[], true, ByteSize(1 << 20)).unwrap();
+        let catalogue = Catalogue::builtin().unwrap();
+        let patterns = catalogue
+            .rules()
+            .iter()
+            .filter(|r| r.kind == Kind::Pattern)
+            .map(|r| r.id.as_str());
+        let cases = [
+            (Config::default(), 1, true),
+            (turned_off(["tool-removed"]), 1, true),
+            (turned_off(["tool-removed", "tool-added"]), 0, true),
+            (turned_off(patterns), 1, false),
+        ];
+        for (config, reporter_drafts, pattern_drafts) in cases {
+            let cx = Context {
+                inputs: &inputs,
+                states: &[],
+                posture: Posture::default(),
+                catalogue: &catalogue,
+                config: &config,
+            };
+            let checks: Vec<Box<dyn Check>> = vec![Box::new(Reporter)];
+            assert_eq!(
+                run(&checks, &cx).len(),
+                reporter_drafts,
+                "{:?}",
+                config.rules
+            );
+            let found = pattern::run(&cx, &[]);
+            assert_eq!(!found.is_empty(), pattern_drafts, "{found:?}");
+        }
+    }
 
     /// zizmor keeps registrations and docs in sync by hand; here a test does it, both ways.
     #[test]

@@ -12,7 +12,7 @@ use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft, StringCheck};
 use crate::finding::{Category, Location, Severity};
 use crate::input::{Server, ToolRef};
-use crate::rules::TargetKind;
+use crate::rules::{Kind, TargetKind};
 use crate::unicode::make_visible;
 
 /// The pattern rules' drafts for one string.
@@ -42,6 +42,16 @@ fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
 /// Every target string of every tool, in parallel and walked once, through the pattern rules
 /// and `checks`.
 pub(super) fn run(cx: &Context<'_>, checks: &[Box<dyn StringCheck>]) -> Vec<Draft> {
+    // Turned off, the pattern rules are not run over the strings (as checks are not: see
+    // `super::in_force`); the string checks still ask the set what reads as an instruction.
+    let patterns_in_force = cx
+        .catalogue
+        .rules()
+        .iter()
+        .any(|rule| rule.kind == Kind::Pattern && cx.config.rule_enabled(&rule.id));
+    if !patterns_in_force && checks.is_empty() {
+        return Vec::new();
+    }
     let tools = cx.inputs.all_tools();
     tools
         .par_iter()
@@ -58,7 +68,9 @@ pub(super) fn run(cx: &Context<'_>, checks: &[Box<dyn StringCheck>]) -> Vec<Draf
                     strings: &strings,
                     target,
                 };
-                drafts.extend(scan(cx, &at));
+                if patterns_in_force {
+                    drafts.extend(scan(cx, &at));
+                }
                 for check in checks {
                     let found = check.scan(cx, &at);
                     debug_assert!(
