@@ -7,20 +7,35 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::mention;
 use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft, StringCheck};
+use super::{markup, mention};
 use crate::finding::{Category, Location, Severity};
 use crate::input::{Server, ToolRef};
+use crate::rules::pattern::Match;
 use crate::rules::{Kind, TargetKind};
 use crate::unicode::make_visible;
 
-/// The pattern rules' drafts for one string.
+/// The pattern rules' drafts for one string: read as written, and with its Markdown marks
+/// taken off (see [`markup`]), each rule once.
 fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
     let text = at.target.text;
-    cx.catalogue
-        .patterns()
-        .find(at.target.kind, text)
+    let patterns = cx.catalogue.patterns();
+    let mut found = patterns.find(at.target.kind, text);
+    // A property name is an identifier, not text with emphasis.
+    let unmarked = (!at.target.is_key)
+        .then(|| markup::unmarked(text))
+        .flatten();
+    if let Some(unmarked) = unmarked {
+        for m in patterns.find(at.target.kind, &unmarked.text) {
+            if !found.iter().any(|f| f.rule.id == m.rule.id) {
+                let range = unmarked.original(m.range);
+                found.push(Match { range, ..m });
+            }
+        }
+        found.sort_by(|a, b| a.rule.id.cmp(&b.rule.id));
+    }
+    found
         .into_iter()
         .map(|m| {
             let matched = text.get(m.range.clone()).unwrap_or_default();
