@@ -6,6 +6,7 @@
 //! from the previous lock are read back from it as their batch is rendered.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io::{self, IoSlice, Write};
 use std::path::Path;
 
@@ -189,12 +190,7 @@ struct ServerStream<'l, 'o> {
 
 impl<'l, 'o> ServerStream<'l, 'o> {
     fn new(lock: &'l Lock, out: &'o mut (dyn Write + Send)) -> Self {
-        let mut servers: Vec<(&str, &LockedServer)> = lock
-            .servers
-            .iter()
-            .map(|(name, server)| (name.as_str(), server))
-            .collect();
-        servers.sort_by(|a, b| compare_keys(a.0, b.0));
+        let servers = in_canonical_order(&lock.servers);
         ServerStream {
             servers,
             out,
@@ -353,18 +349,21 @@ fn server_parts(server: &LockedServer) -> Pretty<'_> {
     Pretty::Object(members)
 }
 
+/// A map's entries in the order the canonical form writes keys (by UTF-16 code units, not
+/// the map's own byte order).
+fn in_canonical_order<V>(map: &BTreeMap<String, V>) -> Vec<(&str, &V)> {
+    let mut entries: Vec<(&str, &V)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    entries.sort_by(|a, b| compare_keys(a.0, b.0));
+    entries
+}
+
 /// How deep a server's tools object is nested, and so each tool's members.
 const TOOLS_INDENT: usize = SERVER_INDENT + 1;
 
 /// A server's tools, written straight from the model into pieces: a lock writes one entry for
 /// every tool, and building each as parts to sort and lay out was half of rendering a lock.
 fn tools_pieces(server: &LockedServer) -> Vec<Cow<'_, [u8]>> {
-    let mut tools: Vec<(&str, &LockedTool)> = server
-        .tools
-        .iter()
-        .map(|(name, tool)| (name.as_str(), tool))
-        .collect();
-    tools.sort_by(|a, b| compare_keys(a.0, b.0));
+    let tools = in_canonical_order(&server.tools);
     let mut pieces = Pieces::default();
     write_pretty_object_pieces(tools, TOOLS_INDENT, &mut pieces, |tool, pieces| {
         write_pretty_object_pieces(tool_members(tool), TOOLS_INDENT + 1, pieces, write_member);
