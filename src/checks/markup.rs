@@ -23,6 +23,8 @@ pub(super) fn unmarked(text: &str) -> Option<Rewritten> {
     };
     let mut unmarked = Rewritten::with_capacity(text.len());
     let mut changed = false;
+    // A run of underscores is judged once, at its first (a long run stays linear).
+    let mut underscores_left_out: Option<bool> = None;
     for (k, &(at, c)) in chars.iter().enumerate() {
         let left_out = match c {
             '*' => true,
@@ -33,20 +35,21 @@ pub(super) fn unmarked(text: &str) -> Option<Rewritten> {
                         .and_then(|p| chars.get(p))
                         .is_some_and(|&(_, p)| p == '~')
             }
-            '_' => {
-                // The run of underscores this one is in, and whether a word goes on both sides.
-                let mut start = k;
-                while start > 0 && chars.get(start - 1).is_some_and(|&(_, p)| p == '_') {
-                    start -= 1;
-                }
-                let mut end = k;
-                while chars.get(end + 1).is_some_and(|&(_, n)| n == '_') {
-                    end += 1;
-                }
-                !(in_word(start.checked_sub(1)) && in_word(Some(end + 1)))
-            }
+            '_' => *underscores_left_out.get_or_insert_with(|| {
+                let end = k + chars
+                    .get(k..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&(_, n)| n == '_')
+                    .count();
+                // Inside a word (`snake_case`) when a word goes on both sides of the run.
+                !(in_word(k.checked_sub(1)) && in_word(Some(end)))
+            }),
             _ => false,
         };
+        if c != '_' {
+            underscores_left_out = None;
+        }
         if left_out {
             changed = true;
             continue;
@@ -73,21 +76,34 @@ fn may_be_marked(text: &str) -> bool {
         at.and_then(|at| bytes.get(at))
             .is_some_and(u8::is_ascii_alphanumeric)
     };
-    let underscore = |at: usize| bytes.get(at) == Some(&b'_');
-    let emphasis = memchr::memchr3_iter(b'*', b'_', b'~', bytes).any(|at| match bytes.get(at) {
-        Some(b'*') => true,
-        Some(b'~') => bytes.get(at + 1) == Some(&b'~'),
-        _ => {
-            let (mut start, mut end) = (at, at);
-            while start > 0 && underscore(start - 1) {
-                start -= 1;
+    let mut emphasis = false;
+    let mut from = 0;
+    while let Some(at) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr3(b'*', b'_', b'~', rest))
+        .map(|found| from + found)
+    {
+        from = at + 1;
+        emphasis = match bytes.get(at) {
+            Some(b'*') => true,
+            Some(b'~') => bytes.get(at + 1) == Some(&b'~'),
+            _ => {
+                // The whole run of underscores, judged once (a long run stays linear).
+                let end = at
+                    + bytes
+                        .get(at..)
+                        .unwrap_or_default()
+                        .iter()
+                        .take_while(|&&b| b == b'_')
+                        .count();
+                from = end;
+                !(in_word(at.checked_sub(1)) && in_word(Some(end)))
             }
-            while underscore(end + 1) {
-                end += 1;
-            }
-            !(in_word(start.checked_sub(1)) && in_word(Some(end + 1)))
+        };
+        if emphasis {
+            break;
         }
-    });
+    }
     // Each typographic quote's UTF-8 starts with one of these two bytes.
     let quote = || {
         memchr::memchr2_iter(0xE2, 0xCA, bytes).any(|at| {
@@ -164,6 +180,17 @@ mod tests {
         ] {
             assert!(unmarked(text).is_none(), "{text:?}");
         }
+    }
+
+    /// A run of underscores is judged once: a megabyte of them takes a moment, not hours.
+    #[test]
+    fn long_runs_of_underscores_stay_linear() {
+        let run = "_".repeat(1 << 20);
+        assert!(may_be_marked(&run));
+        assert_eq!(unmarked(&run).map(|u| u.text.len()), Some(0));
+        let inside = format!("a{run}b");
+        assert!(!may_be_marked(&inside));
+        assert!(unmarked(&inside).is_none());
     }
 
     /// The quick look says no only where the walk changes nothing.
