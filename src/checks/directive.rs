@@ -21,7 +21,6 @@ use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
 use regex_automata::{Input, MatchKind as RegexMatchKind, PatternSet};
 
-use super::markup;
 use super::name_words::NameWords;
 use super::pattern::{At, excerpt, instruction_rule};
 use super::{Context, Draft, StringCheck};
@@ -41,10 +40,10 @@ impl StringCheck for RiskyDirective {
             return Vec::new();
         }
         let text = target.text;
-        // Read as it renders where it has Markdown marks (see `markup`), as the pattern rules
-        // read it too: the marks would break the phrases the sentence is judged by.
-        let unmarked = markup::unmarked(text);
-        let read = unmarked.as_ref().map_or(text, |u| u.text.as_str());
+        // Read as it renders where it has Markdown marks (see `At::unmarked`), as the pattern
+        // rules read it too: the marks would break the phrases the sentence is judged by.
+        let unmarked = at.unmarked.as_ref();
+        let read = unmarked.map_or(text, |u| u.text.as_str());
         risky_orders(read, &at.tool.name)
             .into_iter()
             .filter_map(|(sentence, signs)| {
@@ -52,9 +51,7 @@ impl StringCheck for RiskyDirective {
                 if instruction_rule(cx, read.get(sentence.clone())?).is_some() {
                     return None;
                 }
-                let sentence = unmarked
-                    .as_ref()
-                    .map_or(sentence.clone(), |u| u.original(sentence));
+                let sentence = unmarked.map_or(sentence.clone(), |u| u.original(sentence));
                 let words = text.get(sentence.clone())?;
                 Some(at.draft(
                     "risky-directive",

@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::rewritten::Rewritten;
 use super::targets::{TargetString, ToolStrings, tool_strings};
 use super::{Context, Draft, StringCheck};
 use super::{markup, mention};
@@ -22,11 +23,7 @@ fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
     let text = at.target.text;
     let patterns = cx.catalogue.patterns();
     let mut found = patterns.find(at.target.kind, text);
-    // A property name is an identifier, not text with emphasis.
-    let unmarked = (!at.target.is_key)
-        .then(|| markup::unmarked(text))
-        .flatten();
-    if let Some(unmarked) = unmarked {
+    if let Some(unmarked) = &at.unmarked {
         for m in patterns.find(at.target.kind, &unmarked.text) {
             if !found.iter().any(|f| f.rule.id == m.rule.id) {
                 let range = unmarked.original(m.range);
@@ -82,6 +79,10 @@ pub(super) fn run(cx: &Context<'_>, checks: &[Box<dyn StringCheck>]) -> Vec<Draf
                     tool,
                     strings: &strings,
                     target,
+                    // A property name is an identifier, not text with emphasis.
+                    unmarked: (!target.is_key)
+                        .then(|| markup::unmarked(target.text))
+                        .flatten(),
                 };
                 if patterns_in_force {
                     drafts.extend(scan(cx, &at));
@@ -107,6 +108,9 @@ pub(super) struct At<'a> {
     pub tool: &'a ToolRef,
     pub strings: &'a ToolStrings<'a>,
     pub target: &'a TargetString<'a>,
+    /// The string as it renders, where it has Markdown marks (see [`markup`]): found once for
+    /// the pattern rules and every check that reads it.
+    pub unmarked: Option<Rewritten>,
 }
 
 impl At<'_> {
