@@ -83,7 +83,7 @@ pub(super) fn warm_up() {
 fn risky_orders(text: &str, tool_name: &str) -> Vec<(Range<usize>, Signs)> {
     let mut cues = agent_cues(text).into_iter().peekable();
     let mut found = Vec::new();
-    for (index, sentence) in sentences(text).into_iter().enumerate() {
+    for (index, sentence) in sentences(text).enumerate() {
         let Some(words) = text.get(sentence.clone()) else {
             continue;
         };
@@ -120,23 +120,29 @@ fn risky_orders(text: &str, tool_name: &str) -> Vec<(Range<usize>, Signs)> {
 
 /// The sentences of `text`, as byte ranges without their surrounding whitespace: a sentence
 /// ends at `.`, `!` or `?` followed by whitespace (so `~/.aws/config` and `v1.2` do not end
-/// one), and at a line break.
-fn sentences(text: &str) -> Vec<Range<usize>> {
+/// one), and at a line break. Found as the walk asks for them, without allocating: this runs
+/// on every string of every tool, and most are one sentence that no cue is in.
+fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let bytes = text.as_bytes();
-    let mut ends: Vec<usize> = memchr3_iter(b'.', b'!', b'?', bytes)
+    let mut stops = memchr3_iter(b'.', b'!', b'?', bytes)
         .filter(|&i| bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace))
-        .chain(memchr_iter(b'\n', bytes))
-        .map(|i| i + 1)
-        .collect();
-    ends.sort_unstable();
-    ends.push(bytes.len());
+        .peekable();
+    let mut breaks = memchr_iter(b'\n', bytes).peekable();
+    // The two kinds of end never share a byte, so taking the nearer of the two each time
+    // visits them in order.
+    let ends = std::iter::from_fn(move || match (stops.peek(), breaks.peek()) {
+        (Some(&stop), Some(&line)) if line < stop => breaks.next(),
+        (Some(_), _) => stops.next(),
+        (None, _) => breaks.next(),
+    })
+    .map(|i| i + 1)
+    .chain(std::iter::once(bytes.len()));
     let mut start = 0;
-    let mut found = Vec::with_capacity(ends.len());
-    for end in ends {
-        found.extend(trimmed(text, start..end));
+    ends.filter_map(move |end| {
+        let sentence = trimmed(text, start..end);
         start = end;
-    }
-    found
+        sentence
+    })
 }
 
 /// `range` of `text` without leading and trailing whitespace; `None` if nothing is left.
@@ -740,11 +746,15 @@ mod tests {
     #[test]
     fn sentences_end_at_punctuation_before_space_and_at_line_breaks() {
         let text = "Reads ~/.aws/config. Then v1.2 runs!\nNext?  Done";
-        let parts: Vec<&str> = sentences(text).into_iter().map(|r| &text[r]).collect();
+        let parts: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
         assert_eq!(
             parts,
             ["Reads ~/.aws/config.", "Then v1.2 runs!", "Next?", "Done"]
         );
+        // A line break right after a stop, and lines without one, in either order.
+        let text = "One.\nTwo\nThree! Four.\n";
+        let parts: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
+        assert_eq!(parts, ["One.", "Two", "Three!", "Four."]);
     }
 
     #[test]
