@@ -276,11 +276,11 @@ impl Names<'_> {
     }
 }
 
-/// Which words can be a tool or server name: two bits per name, in one word of the table. A description is
-/// a hundred-odd ordinary words, each of which used to be collected and looked up in the name
-/// maps (100k names do not fit in a cache; this table, 16 bits a name, mostly does). A word
-/// with either bit clear is no name; one with both is confirmed by the maps (at 100k tools, one
-/// bit a name let 487k words through, none of them a name; two, 98k).
+/// Which words can be a tool or server name: two bits per name, in one word of the table. A
+/// description is a hundred-odd ordinary words, each of which used to be collected and looked
+/// up in the name maps (100k names do not fit in a cache; this table, 16 bits a name, mostly
+/// does). A word with either bit clear is no name; one with both is confirmed by the maps (at
+/// 100k tools, one bit a name let 487k words through, none of them a name; two, 98k).
 struct NameFilter {
     bits: Vec<u64>,
     /// How far a hash is shifted right to index a word of `bits`.
