@@ -295,9 +295,9 @@ impl NameFilter {
             shift: 64 - (len / 64).trailing_zeros(),
         };
         for name in names {
-            let (word, bit) = filter.slot(word_hash(name.as_bytes()));
+            let (word, bits) = filter.slot(word_hash(name.as_bytes()));
             if let Some(word) = filter.bits.get_mut(word) {
-                *word |= bit;
+                *word |= bits;
             }
         }
         filter
