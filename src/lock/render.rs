@@ -181,8 +181,7 @@ struct ServerStream<'l, 'o> {
     /// The pieces of the servers rendered and not yet laid out, from `batch_start` on.
     batch: Vec<Vec<Cow<'l, [u8]>>>,
     batch_start: usize,
-    /// Laid out and not yet written: a batch is written at once, in as few calls as the
-    /// system takes, rather than copied piece by piece through the writer's buffer.
+    /// Laid out and not yet written: a batch is written at once, while the next one renders.
     pending: Vec<Cow<'l, [u8]>>,
     /// The first error writing met: nothing more is rendered or written after it.
     failed: Option<io::Error>,
@@ -287,9 +286,9 @@ fn write_pending(
     pending.clear();
 }
 
-/// Writes every piece, in order, through vectored writes: a writer that buffers hands a run of
-/// pieces larger than its buffer to the file directly (a lock's definitions are most of its
-/// 370 MB at 100k tools, and were copied into the buffer one by one).
+/// Writes every piece, in order, through vectored writes (as many pieces a call as the writer
+/// takes). The lock's writer copies them into its buffer and hands the file a mebibyte at a
+/// time (see `atomic_file::SyncingBehind`).
 fn write_all_vectored(out: &mut dyn Write, pieces: &[Cow<'_, [u8]>]) -> io::Result<()> {
     let mut slices: Vec<IoSlice<'_>> = pieces.iter().map(|piece| IoSlice::new(piece)).collect();
     let mut slices = slices.as_mut_slice();
