@@ -289,7 +289,7 @@ mod tests {
                     if i % 2 == 0 {
                         out.write_all(pair.concat().as_bytes())?;
                     } else {
-                        // One vectored write at a time: what a buffered writer hands on.
+                        // Vectored writes, as the lock's renderer makes them, into the buffer.
                         let mut slices: Vec<io::IoSlice<'_>> = pair
                             .iter()
                             .map(|p| io::IoSlice::new(p.as_bytes()))
