@@ -9,6 +9,7 @@ use crate::finding::{Change, Location, Severity};
 use crate::input::Server;
 use crate::json::{Node, Pointer};
 use crate::lock::{Lock, LockedServer, Status};
+use crate::render::count;
 use crate::schema_diff::widenings;
 use crate::state::{ServerDelta, ServerState, ToolDelta, ToolState, compare};
 
@@ -57,9 +58,9 @@ impl BaselineCheck for Drift {
                         "server-unbaselined",
                         server_anchor(server),
                         format!(
-                            "server `{}` ({} tools) has no approved baseline in mcp.lock; review it, then run `mcp-scan lock`",
+                            "server `{}` ({}) has no approved baseline in mcp.lock; review it, then run `mcp-scan lock`",
                             server.name,
-                            state.tools.len()
+                            count(state.tools.len(), "tool")
                         ),
                     )
                     .server(&server.name);

@@ -55,9 +55,9 @@ pub fn run(env: &Env, args: &DiffArgs) -> Result<u8, Vec<Error>> {
                 changes += 1;
                 let _ = writeln!(
                     out,
-                    "{} server {name}: new, {} tools",
+                    "{} server {name}: new, {}",
                     paint.added("+"),
-                    state.tools.len()
+                    count(state.tools.len(), "tool")
                 );
                 for tool in state.tools.keys() {
                     let _ = writeln!(out, "    {} {tool}", paint.added("+"));
@@ -196,10 +196,10 @@ pub fn approvals(out: &mut String, changes: &[ServerChange<'_>], paint: Paint) {
             ServerChange::Added(name, server) => {
                 let _ = writeln!(
                     out,
-                    "{} server {name}: newly approved (v{}), {} tools",
+                    "{} server {name}: newly approved (v{}), {}",
                     paint.added("+"),
                     server.baseline.version,
-                    server.tools.len()
+                    count(server.tools.len(), "tool")
                 );
                 for (tool, locked) in &server.tools {
                     added_tool(out, tool, locked.definition.node().as_object(), paint);
