@@ -36,9 +36,9 @@ fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
         .into_iter()
         .map(|m| {
             // Whether it is an order is judged on the match as the pattern found it; the caret
-            // and the excerpt show it without the separator it may open with.
+            // and the excerpt show it without the clause break it may open with.
             let mention = mention::classify(text, &m.range);
-            let range = without_opening_separator(text, m.range);
+            let range = without_opening_break(text, m.range);
             let matched = text.get(range.clone()).unwrap_or_default();
             let message = format!("{}: \"{}\"", m.rule.message, excerpt(matched));
             let draft = at.draft(m.rule.id.clone(), range, message);
@@ -60,7 +60,7 @@ fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
 /// is taken off, punctuation then white space: punctuation that a word follows directly may be
 /// the text itself (`.ssh/id_rsa`, `(read`), and white space alone may be the finding itself
 /// (`whitespace-padding`).
-fn without_opening_separator(text: &str, range: Range<usize>) -> Range<usize> {
+fn without_opening_break(text: &str, range: Range<usize>) -> Range<usize> {
     const BREAKS: &[char] = &['.', ',', ';', ':', '!', '?'];
     let Some(matched) = text.get(range.clone()) else {
         return range;
@@ -196,7 +196,7 @@ mod tests {
     /// What a finding shows of `matched`, which must occur in `text`.
     fn shown(text: &str, matched: &str) -> String {
         let start = text.find(matched).expect("the match is in the text");
-        let range = without_opening_separator(text, start..start + matched.len());
+        let range = without_opening_break(text, start..start + matched.len());
         text[range].to_string()
     }
 
