@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::pattern::{At, excerpt, instruction_rule, is_instruction};
+use super::pattern::{At, excerpt, instruction_rule, is_instruction, without_opening_break};
 use super::rewritten::Rewritten;
 use super::unrendered::reads_as_prose;
 use super::{Context, Draft, StringCheck};
@@ -247,13 +247,14 @@ impl StringCheck for DisguisedText {
                 if !is_instruction(m.rule.category, m.rule.severity) || plain.contains(&m.rule.id) {
                     continue;
                 }
-                let range = folded.original(m.range.clone());
+                // Shown as the pattern rules show their matches: from the order's first word.
+                let shown = without_opening_break(&folded.text, m.range);
                 drafts.push(at.draft(
                     "disguised-instruction",
-                    range,
+                    folded.original(shown.clone()),
                     format!(
                         "fullwidth, letter-spaced, look-alike or leetspeak text reads as \"{}\", which `{}` flags",
-                        excerpt(folded.text.get(m.range.clone()).unwrap_or_default()),
+                        excerpt(folded.text.get(shown).unwrap_or_default()),
                         m.rule.id
                     ),
                 ));

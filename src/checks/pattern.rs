@@ -60,7 +60,7 @@ fn scan(cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
 /// is taken off, punctuation then white space: punctuation that a word follows directly may be
 /// the text itself (`.ssh/id_rsa`, `(read`), and white space alone may be the finding itself
 /// (`whitespace-padding`).
-fn without_opening_break(text: &str, range: Range<usize>) -> Range<usize> {
+pub(super) fn without_opening_break(text: &str, range: Range<usize>) -> Range<usize> {
     const BREAKS: &[char] = &['.', ',', ';', ':', '!', '?'];
     let Some(matched) = text.get(range.clone()) else {
         return range;
