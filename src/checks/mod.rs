@@ -25,6 +25,7 @@ mod rewritten;
 mod shadowing;
 mod targets;
 mod tool_name;
+mod tool_schema;
 mod unrendered;
 
 use std::borrow::Cow;
@@ -98,6 +99,7 @@ fn of_files() -> Vec<Box<dyn Check>> {
         Box::new(duplicate_tool::DuplicateToolName),
         Box::new(duplicate_key::DuplicateJsonKey),
         Box::new(tool_name::InvalidToolName),
+        Box::new(tool_schema::InvalidInputSchema),
     ];
     checks.extend(content());
     checks
