@@ -355,9 +355,10 @@ fn words_alternation(words: &str) -> String {
     words.split_whitespace().collect::<Vec<_>>().join("|")
 }
 
-/// Words an order may open with before its verb: "Also,", "Then", "Quietly".
+/// Words an order may open with before its verb: "Also,", "Then", "Quietly". Not "never":
+/// "Never paste a private key here" forbids what it names.
 const LEAD_WORDS: &str = "also then first next finally additionally afterwards please and but so or now \
-    just simply always never quietly silently secretly important note";
+    just simply always quietly silently secretly important note";
 
 /// What follows a verb in the imperative: its object's first word ("the", "it", "every", a
 /// possessive, a path, a quoted name) or a particle ("to", "off"). A noun that opens a
@@ -727,6 +728,8 @@ mod tests {
             "Runs a job. Jobs are expected to finish within an hour; longer ones are retried.",
             "Drafts a reply. In your summary, state which messages were answered.",
             "Lists admins. Agents that hold admin rights are listed first.",
+            // A prohibition forbids what it names.
+            "Adds an SSH key. Never paste a private key here; keys that begin with -----BEGIN are rejected.",
         ] {
             assert!(!flags(text), "should not flag: {text}");
         }
