@@ -33,6 +33,7 @@ pub mod lock_diff;
 pub mod lock_merge;
 pub mod on_disk;
 pub mod prompts;
+pub mod prose;
 pub mod record;
 pub mod render;
 pub mod rules;
@@ -41,6 +42,7 @@ pub mod schema_diff;
 pub mod source;
 pub mod spill;
 pub mod state;
+pub mod text_model;
 pub mod unicode;
 
 pub use embed::{scan_tools_list, verify_tools_list, verify_tools_list_value};

@@ -14,6 +14,7 @@ mod duplicate_tool;
 mod hidden;
 mod insecure_default;
 mod launch_drift;
+mod likely_injection;
 mod lock_integrity;
 mod markup;
 mod mention;
@@ -143,6 +144,7 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
         Box::new(unrendered::UnrenderedProse),
         Box::new(preset_destination::PresetDestination),
         Box::new(directive::RiskyDirective),
+        Box::new(likely_injection::LikelyInjection),
     ]
 }
 
@@ -153,7 +155,10 @@ fn of_strings() -> Vec<Box<dyn StringCheck>> {
 pub fn warm_up_in_background() {
     let _detached = std::thread::Builder::new()
         .name("check-warm-up".into())
-        .spawn(directive::warm_up);
+        .spawn(|| {
+            directive::warm_up();
+            crate::text_model::Model::builtin();
+        });
 }
 
 /// Runs every check of the inputs alone, the string checks and the pattern rules, in parallel.
