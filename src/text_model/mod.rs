@@ -123,25 +123,20 @@ impl Model {
     }
 
     /// The log-odds of `sentence` (`first`: its string's first sentence), as [`Self::log_odds`]
-    /// of its [`features::of_sentence`] gives it, read in one pass: each word and pair is
-    /// looked up as it is read, and only the few the model knows are kept (in
-    /// `scratch.found`, for [`Self::strongest`]). This runs on every sentence of every tool;
-    /// collecting and sorting every feature first took most of the rule's time.
+    /// of its [`features::of_sentence`] gives it, read in one pass: each word is hashed as it
+    /// is read ([`features::for_each_word_hash`]), and only the words and pairs the model knows
+    /// are kept (in `scratch.found`, for [`Self::strongest`]); no string is built per word.
+    /// This runs on every sentence of every tool.
     pub fn score(&self, sentence: &str, first: bool, scratch: &mut Scratch) -> f32 {
         let Scratch { word, found } = scratch;
         found.clear();
-        let mut sum = self.bias;
         let mut add = |hash: u64| {
-            if let Some((weight, _)) = self.weights.get(&hash)
-                && !found.contains(&hash)
-            {
+            if self.weights.contains_key(&hash) {
                 found.push(hash);
-                sum += weight;
             }
         };
         let mut last = None;
-        features::for_each_word_in(sentence, word, |word| {
-            let hash = features::word_hash(word);
+        features::for_each_word_hash(sentence, word, |hash| {
             add(hash);
             if let Some(last) = last {
                 add(features::pair_hash(last, hash));
@@ -151,7 +146,11 @@ impl Model {
         if first {
             add(features::word_hash(features::FIRST));
         }
-        sum
+        // Each feature once, however often it occurs: sorted rather than searched for as it
+        // comes, which is quadratic in a long sentence (most of its words are in the model).
+        found.sort_unstable();
+        found.dedup();
+        self.log_odds(found)
     }
 
     /// The `n` features that raise the score most, strongest first: what a finding quotes.
