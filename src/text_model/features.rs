@@ -6,6 +6,8 @@
 //! and the hashes are the same in every run); a collision between two of the model's few
 //! thousand features and a sentence's words is as likely as any other 64-bit one.
 
+use std::hash::BuildHasher;
+
 /// A web address: hosts are the attacker's choice, that there is one is what counts.
 pub const URL: &str = "<url>";
 /// An email address.
@@ -34,16 +36,16 @@ pub fn for_each_word(sentence: &str, visit: impl FnMut(&str)) {
 /// [`for_each_word`], with each word built in `word`: scoring runs over every sentence of
 /// every tool and needs no string per word, nor per sentence.
 pub fn for_each_word_in(sentence: &str, word: &mut String, mut visit: impl FnMut(&str)) {
-    for_each_chunk(sentence, |chunk| chunk_words(chunk, word, &mut visit));
-}
-
-/// Calls `visit` with each chunk of `sentence` between white space. An ASCII sentence is split
-/// at ASCII white space: the same chunks, several times cheaper, and most sentences are ASCII.
-fn for_each_chunk<'s>(sentence: &'s str, visit: impl FnMut(&'s str)) {
+    // The same chunks either way where the sentence is ASCII; the ASCII split is several times
+    // cheaper, and most sentences are.
     if sentence.is_ascii() {
-        sentence.split_ascii_whitespace().for_each(visit);
+        for chunk in sentence.split_ascii_whitespace() {
+            chunk_words(chunk, word, &mut visit);
+        }
     } else {
-        sentence.split_whitespace().for_each(visit);
+        for chunk in sentence.split_whitespace() {
+            chunk_words(chunk, word, &mut visit);
+        }
     }
 }
 
@@ -165,52 +167,9 @@ fn is_unspaced_script(c: char) -> bool {
         | 0xAC00..=0xD7AF) // Hangul syllables
 }
 
-/// The hash of one word: FNV-1a over its bytes, then mixed so that the top bits, which the
-/// weights table indexes by, depend on every byte. Byte by byte, so that [`for_each_word_hash`]
-/// can hash a word while it reads it.
+/// The hash of one word.
 pub fn word_hash(word: &str) -> u64 {
-    hash_finish(word.bytes().fold(HASH_SEED, hash_step))
-}
-
-const HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
-
-fn hash_step(hash: u64, byte: u8) -> u64 {
-    (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-}
-
-fn hash_finish(hash: u64) -> u64 {
-    let hash = (hash ^ (hash >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    hash ^ (hash >> 29)
-}
-
-/// The hash of every word of `sentence`, as [`word_hash`] of each of [`for_each_word`] gives
-/// it: what the scorer reads. A chunk of plain ASCII letters and digits (most of them) is
-/// hashed as it is read, lower-cased byte by byte, with no string built; any other chunk goes
-/// through [`for_each_word`]'s own reading.
-pub fn for_each_word_hash(sentence: &str, word: &mut String, mut visit: impl FnMut(u64)) {
-    let number = word_hash(NUMBER);
-    let chunk_hashes = |chunk: &str| {
-        // Every address and path holds one of these bytes (see `chunk_words`).
-        let plain = chunk
-            .bytes()
-            .all(|b| b.is_ascii() && !matches!(b, b':' | b'@' | b'/' | b'~' | b'$' | b'%' | b'.'));
-        if !plain {
-            return chunk_words(chunk, word, &mut |w: &str| visit(word_hash(w)));
-        }
-        // Runs of letters and digits, as `split_words` cuts them.
-        let (mut hash, mut length, mut digits) = (HASH_SEED, 0, true);
-        for byte in chunk.bytes().chain([b' ']) {
-            if byte.is_ascii_alphanumeric() {
-                hash = hash_step(hash, byte.to_ascii_lowercase());
-                length += 1;
-                digits &= byte.is_ascii_digit();
-            } else if length > 0 {
-                visit(if digits { number } else { hash_finish(hash) });
-                (hash, length, digits) = (HASH_SEED, 0, true);
-            }
-        }
-    };
-    for_each_chunk(sentence, chunk_hashes);
+    foldhash::fast::FixedState::with_seed(0x6d63_702d_7363_616e).hash_one(word.as_bytes())
 }
 
 /// The hash of a pair of adjacent words, from their hashes (no string is built per pair).
@@ -282,41 +241,6 @@ mod tests {
             ["ne", "dites", "rien", "à", "l", "utilisateur"]
         );
         assert_eq!(words("不要告诉用户"), ["不", "要", "告", "诉", "用", "户"]);
-    }
-
-    /// The scorer's reading and the trainer's agree word for word, on every sentence of the
-    /// training data (ASCII and not, addresses, paths, numbers, upper case) and on edge cases.
-    #[test]
-    fn hashing_as_it_reads_gives_the_hashes_of_the_words() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/train");
-        let rows = crate::text_model::train::load_rows(&dir).unwrap();
-        let mut texts: Vec<String> = rows
-            .iter()
-            .flat_map(|(_, row)| crate::text_model::train::texts_of_tool(&row["tool"]))
-            .map(str::to_owned)
-            .collect();
-        texts.extend(
-            [
-                "",
-                " - ",
-                "A-B_c 42x 42 x42 ../up ~/.ssh/id_rsa",
-                "(a@b.c) WWW.X.Y, C:\\Users!",
-            ]
-            .map(str::to_owned),
-        );
-        let mut word = String::new();
-        let mut sentences = 0;
-        for text in &texts {
-            for range in crate::prose::sentences(text) {
-                let sentence = &text[range];
-                let expected: Vec<u64> = words(sentence).iter().map(|w| word_hash(w)).collect();
-                let mut hashes = Vec::new();
-                for_each_word_hash(sentence, &mut word, |h| hashes.push(h));
-                assert_eq!(hashes, expected, "{sentence}");
-                sentences += 1;
-            }
-        }
-        assert!(sentences > 10_000);
     }
 
     #[test]

@@ -123,10 +123,10 @@ impl Model {
     }
 
     /// The log-odds of `sentence` (`first`: its string's first sentence), as [`Self::log_odds`]
-    /// of its [`features::of_sentence`] gives it, read in one pass: each word is hashed as it
-    /// is read ([`features::for_each_word_hash`]), and only the words and pairs the model knows
-    /// are kept (in `scratch.found`, for [`Self::strongest`]); no string is built per word.
-    /// This runs on every sentence of every tool.
+    /// of its [`features::of_sentence`] gives it, read in one pass: each word and pair is
+    /// looked up as it is read, and only those the model knows are kept (in `scratch.found`,
+    /// for [`Self::strongest`]); no string is allocated per word nor per sentence. This runs on
+    /// every sentence of every tool.
     pub fn score(&self, sentence: &str, first: bool, scratch: &mut Scratch) -> f32 {
         let Scratch { word, found } = scratch;
         found.clear();
@@ -136,7 +136,8 @@ impl Model {
             }
         };
         let mut last = None;
-        features::for_each_word_hash(sentence, word, |hash| {
+        features::for_each_word_in(sentence, word, |word| {
+            let hash = features::word_hash(word);
             add(hash);
             if let Some(last) = last {
                 add(features::pair_hash(last, hash));
