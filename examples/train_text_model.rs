@@ -10,8 +10,9 @@
 //! `--folds` writes nothing: for each training file in turn it fits the model on the other
 //! files and scores that file's rows as `check` would (a row is flagged when one sentence of
 //! its description or schema reaches the threshold), so each file stands for a domain the
-//! model never saw. It prints recall and false-positive rate at several thresholds: how
-//! `THRESHOLD` in `src/text_model/mod.rs` was chosen. `--l2`, `--min-count`, `--epochs` and
+//! model never saw. It prints recall and false-positive rate at several thresholds, around
+//! `THRESHOLD` in `src/text_model/mod.rs` (which was then chosen on the real servers and the
+//! dev corpora: README, "Detection quality"). `--l2`, `--min-count`, `--epochs` and
 //! `--learning-rate` override the fitting options (see `Options`), to compare them by folds.
 
 use std::path::Path;

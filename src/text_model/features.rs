@@ -185,22 +185,37 @@ pub fn feature_hash(feature: &str) -> u64 {
     }
 }
 
-/// Every feature of a sentence, sorted and without repeats (the model counts presence):
-/// `first` when it is its string's first sentence.
-pub fn of_sentence(sentence: &str, first: bool) -> Vec<u64> {
-    let mut features = Vec::new();
+/// Calls `visit` with the hash of every feature of a sentence, in reading order and with
+/// repeats: each word, each pair of adjacent words, and [`FIRST`] when `first` (it is its
+/// string's first sentence). `word`: the buffer words are built in.
+pub fn for_each_feature(
+    sentence: &str,
+    first: bool,
+    word: &mut String,
+    mut visit: impl FnMut(u64),
+) {
     let mut last = None;
-    for_each_word(sentence, |word| {
+    for_each_word_in(sentence, word, |word| {
         let hash = word_hash(word);
-        features.push(hash);
+        visit(hash);
         if let Some(last) = last {
-            features.push(pair_hash(last, hash));
+            visit(pair_hash(last, hash));
         }
         last = Some(hash);
     });
     if first {
-        features.push(word_hash(FIRST));
+        visit(word_hash(FIRST));
     }
+}
+
+/// Every feature of a sentence, sorted and without repeats (the model counts presence): what
+/// the scorer, which keeps only the features the model knows, is tested against.
+#[cfg(test)]
+pub fn of_sentence(sentence: &str, first: bool) -> Vec<u64> {
+    let mut features = Vec::new();
+    for_each_feature(sentence, first, &mut String::new(), |hash| {
+        features.push(hash)
+    });
     features.sort_unstable();
     features.dedup();
     features

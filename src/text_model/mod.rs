@@ -111,8 +111,7 @@ impl Model {
         })
     }
 
-    /// The log-odds that a sentence with these features (from [`features::of_sentence`]) is
-    /// injected.
+    /// The log-odds that a sentence with these features (hashes, each once) is injected.
     pub fn log_odds(&self, features: &[u64]) -> f32 {
         self.bias
             + features
@@ -122,31 +121,18 @@ impl Model {
                 .sum::<f32>()
     }
 
-    /// The log-odds of `sentence` (`first`: its string's first sentence), as [`Self::log_odds`]
-    /// of its [`features::of_sentence`] gives it, read in one pass: each word and pair is
-    /// looked up as it is read, and only those the model knows are kept (in `scratch.found`,
-    /// for [`Self::strongest`]); no string is allocated per word nor per sentence. This runs on
-    /// every sentence of every tool.
+    /// The log-odds of `sentence` (`first`: its string's first sentence), read in one pass:
+    /// each word and pair ([`features::for_each_feature`]) is looked up as it is read, and only
+    /// those the model knows are kept (in `scratch.found`, for [`Self::strongest`]); no string
+    /// is allocated per word nor per sentence. This runs on every sentence of every tool.
     pub fn score(&self, sentence: &str, first: bool, scratch: &mut Scratch) -> f32 {
         let Scratch { word, found } = scratch;
         found.clear();
-        let mut add = |hash: u64| {
+        features::for_each_feature(sentence, first, word, |hash| {
             if self.weights.contains_key(&hash) {
                 found.push(hash);
             }
-        };
-        let mut last = None;
-        features::for_each_word_in(sentence, word, |word| {
-            let hash = features::word_hash(word);
-            add(hash);
-            if let Some(last) = last {
-                add(features::pair_hash(last, hash));
-            }
-            last = Some(hash);
         });
-        if first {
-            add(features::word_hash(features::FIRST));
-        }
         // Each feature once, however often it occurs: sorted rather than searched for as it
         // comes, which is quadratic in a long sentence (most of its words are in the model).
         found.sort_unstable();
