@@ -34,7 +34,7 @@ impl StringCheck for LikelyInjection {
             .enumerate()
             .filter_map(|(index, sentence)| {
                 let odds = model.score(read.get(sentence.clone())?, index == 0, &mut scratch);
-                (odds >= THRESHOLD).then(|| (sentence, scratch.found().to_vec(), odds))
+                (odds >= THRESHOLD).then(|| (sentence, scratch.found(), odds))
             })
             .collect();
         if scored.is_empty() {

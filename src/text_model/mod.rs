@@ -29,6 +29,9 @@ pub const THRESHOLD: f32 = 2.5;
 #[derive(Debug)]
 pub struct Model {
     bias: f32,
+    /// Every feature, and every word of a pair feature (with no weight of its own if it is not
+    /// a feature itself): a word missing here is in no pair the model knows, so the pairs it
+    /// makes are not looked up.
     weights: HashMap<u64, (f32, &'static str), BuildHasherDefault<FeatureHasher>>,
 }
 
@@ -55,18 +58,18 @@ impl Hasher for FeatureHasher {
 }
 
 /// What scoring a sentence reuses from the last: the word being read, and the features found
-/// in the model so far (a feature counts once however often it occurs).
+/// in the model so far with their weights (a feature counts once however often it occurs).
 #[derive(Default)]
 pub struct Scratch {
     word: String,
-    found: Vec<u64>,
+    found: Vec<(u64, f32)>,
 }
 
 impl Scratch {
-    /// The features of the last sentence scored that the model knows, for
+    /// The features of the last sentence scored that the model weighs, for
     /// [`Model::strongest`].
-    pub fn found(&self) -> &[u64] {
-        &self.found
+    pub fn found(&self) -> Vec<u64> {
+        self.found.iter().map(|&(hash, _)| hash).collect()
     }
 }
 
@@ -104,6 +107,11 @@ impl Model {
             }
             let weight: f32 = weight.parse().map_err(|_| bad())?;
             weights.insert(features::feature_hash(feature), (weight, feature));
+            for word in feature.split(' ').filter(|_| feature.contains(' ')) {
+                weights
+                    .entry(features::word_hash(word))
+                    .or_insert((0.0, word));
+            }
         }
         Ok(Model {
             bias: bias.ok_or("weights: no `bias` line")?,
@@ -122,22 +130,30 @@ impl Model {
     }
 
     /// The log-odds of `sentence` (`first`: its string's first sentence), read in one pass:
-    /// each word and pair ([`features::for_each_feature`]) is looked up as it is read, and only
-    /// those the model knows are kept (in `scratch.found`, for [`Self::strongest`]); no string
-    /// is allocated per word nor per sentence. This runs on every sentence of every tool.
+    /// each word and pair ([`features::for_each_feature`]) is looked up once, as it is read,
+    /// and those the model weighs are kept with their weights (in `scratch.found`, for
+    /// [`Self::strongest`]); no string is allocated per word nor per sentence. This runs on
+    /// every sentence of every tool.
     pub fn score(&self, sentence: &str, first: bool, scratch: &mut Scratch) -> f32 {
         let Scratch { word, found } = scratch;
         found.clear();
         features::for_each_feature(sentence, first, word, |hash| {
-            if self.weights.contains_key(&hash) {
-                found.push(hash);
+            match self.weights.get(&hash) {
+                Some(&(weight, _)) => {
+                    if weight != 0.0 {
+                        found.push((hash, weight));
+                    }
+                    true
+                }
+                None => false,
             }
         });
         // Each feature once, however often it occurs: sorted rather than searched for as it
         // comes, which is quadratic in a long sentence (most of its words are in the model).
-        found.sort_unstable();
-        found.dedup();
-        self.log_odds(found)
+        // Summed in the order of their hashes, as `log_odds` sums them.
+        found.sort_unstable_by_key(|&(hash, _)| hash);
+        found.dedup_by_key(|&mut (hash, _)| hash);
+        self.bias + found.iter().map(|&(_, weight)| weight).sum::<f32>()
     }
 
     /// The `n` features that raise the score most, strongest first: what a finding quotes.
@@ -205,6 +221,29 @@ mod tests {
         }
         // A feature that occurs twice counts once, and is kept once.
         model.score("silently silently", false, &mut scratch);
-        assert_eq!(model.strongest(scratch.found(), 3), ["silently"]);
+        assert_eq!(model.strongest(&scratch.found(), 3), ["silently"]);
+    }
+
+    /// The pairs skipped because the model knows one of their words not are pairs it does not
+    /// know: every sentence of the training data scores as the sum of its features' weights.
+    #[test]
+    fn the_builtin_model_scores_every_training_sentence_as_its_features_sum() {
+        let model = Model::builtin();
+        let mut scratch = Scratch::default();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/train");
+        let rows = train::load_rows(&dir).unwrap();
+        let mut scored = 0;
+        for (_, row) in &rows {
+            for text in train::texts_of_tool(&row["tool"]) {
+                for (index, range) in crate::prose::sentences(text).enumerate() {
+                    let sentence = &text[range];
+                    let expected = model.log_odds(&features::of_sentence(sentence, index == 0));
+                    let score = model.score(sentence, index == 0, &mut scratch);
+                    assert_eq!(score, expected, "{sentence}");
+                    scored += 1;
+                }
+            }
+        }
+        assert!(scored > 10_000);
     }
 }
