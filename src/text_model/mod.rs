@@ -22,8 +22,10 @@ pub const WEIGHTS: &str = include_str!("weights.tsv");
 
 /// A sentence is reported when the model's log-odds that it is injected reach this: chosen,
 /// with the fitting options, for no more than a few honest tools flagged among the real
-/// servers of `bench/real_servers` and the dev corpora (README, "Detection quality").
-pub const THRESHOLD: f32 = 2.5;
+/// servers of `bench/real_servers` and the dev corpora (README, "Detection quality"). Raised
+/// from 2.5 when the training data grew from 16 files to 23: the model it learned flagged
+/// 9 honest real-server tools at 2.5 and 6 at 3.0, where the last flagged 3.
+pub const THRESHOLD: f32 = 3.0;
 
 /// Feature weights, by [`features::feature_hash`], with each feature's name for messages.
 #[derive(Debug)]
