@@ -258,24 +258,21 @@ pub fn feature_hash(feature: &str) -> u64 {
 
 /// Calls `visit` with the hash of every feature of a sentence, in reading order and with
 /// repeats: each word, each pair of adjacent words, and [`FIRST`] when `first` (it is its
-/// string's first sentence). `word`: the buffer words are built in. `visit` answers whether a
-/// word is known: a pair is visited only when both of its words are (the scorer's model
-/// knows every word of its pairs, so the pairs it skips are pairs it does not weigh).
+/// string's first sentence). `word`: the buffer words are built in.
 pub fn for_each_feature(
     sentence: &str,
     first: bool,
     word: &mut String,
-    mut visit: impl FnMut(u64) -> bool,
+    mut visit: impl FnMut(u64),
 ) {
-    // The last word's hash, if it is known.
     let mut last = None;
     for_each_word_in(sentence, word, |word| {
         let hash = word_hash(word);
-        let known = visit(hash);
-        if let (Some(last), true) = (last, known) {
+        visit(hash);
+        if let Some(last) = last {
             visit(pair_hash(last, hash));
         }
-        last = known.then_some(hash);
+        last = Some(hash);
     });
     if first {
         visit(word_hash(FIRST));
@@ -288,8 +285,7 @@ pub fn for_each_feature(
 pub fn of_sentence(sentence: &str, first: bool) -> Vec<u64> {
     let mut features = Vec::new();
     for_each_feature(sentence, first, &mut String::new(), |hash| {
-        features.push(hash);
-        true
+        features.push(hash)
     });
     features.sort_unstable();
     features.dedup();

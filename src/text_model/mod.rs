@@ -23,17 +23,14 @@ pub const WEIGHTS: &str = include_str!("weights.tsv");
 /// A sentence is reported when the model's log-odds that it is injected reach this: chosen,
 /// with the fitting options, for no more than a few honest tools flagged among the real
 /// servers of `bench/real_servers` and the dev corpora (README, "Detection quality"). Raised
-/// from 2.5 when the training data grew from 16 files to 23: the model it learned flagged
-/// 9 honest real-server tools at 2.5 and 6 at 3.0, where the last flagged 3.
+/// from 2.5 when the training data grew from 16 files to 23: that model flagged 9 honest
+/// real-server tools at 2.5 and 6 at 3.0, where the 16 files' model flagged 3 at 2.5.
 pub const THRESHOLD: f32 = 3.0;
 
 /// Feature weights, by [`features::feature_hash`], with each feature's name for messages.
 #[derive(Debug)]
 pub struct Model {
     bias: f32,
-    /// Every feature, and every word of a pair feature (with no weight of its own if it is not
-    /// a feature itself): a word missing here is in no pair the model knows, so the pairs it
-    /// makes are not looked up.
     weights: HashMap<u64, (f32, &'static str), BuildHasherDefault<FeatureHasher>>,
 }
 
@@ -68,7 +65,7 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// The features of the last sentence scored that the model weighs, for
+    /// The features of the last sentence scored that the model knows, for
     /// [`Model::strongest`].
     pub fn found(&self) -> Vec<u64> {
         self.found.iter().map(|&(hash, _)| hash).collect()
@@ -109,11 +106,6 @@ impl Model {
             }
             let weight: f32 = weight.parse().map_err(|_| bad())?;
             weights.insert(features::feature_hash(feature), (weight, feature));
-            for word in feature.split(' ').filter(|_| feature.contains(' ')) {
-                weights
-                    .entry(features::word_hash(word))
-                    .or_insert((0.0, word));
-            }
         }
         Ok(Model {
             bias: bias.ok_or("weights: no `bias` line")?,
@@ -133,21 +125,15 @@ impl Model {
 
     /// The log-odds of `sentence` (`first`: its string's first sentence), read in one pass:
     /// each word and pair ([`features::for_each_feature`]) is looked up once, as it is read,
-    /// and those the model weighs are kept with their weights (in `scratch.found`, for
+    /// and those the model knows are kept with their weights (in `scratch.found`, for
     /// [`Self::strongest`]); no string is allocated per word nor per sentence. This runs on
     /// every sentence of every tool.
     pub fn score(&self, sentence: &str, first: bool, scratch: &mut Scratch) -> f32 {
         let Scratch { word, found } = scratch;
         found.clear();
         features::for_each_feature(sentence, first, word, |hash| {
-            match self.weights.get(&hash) {
-                Some(&(weight, _)) => {
-                    if weight != 0.0 {
-                        found.push((hash, weight));
-                    }
-                    true
-                }
-                None => false,
+            if let Some(&(weight, _)) = self.weights.get(&hash) {
+                found.push((hash, weight));
             }
         });
         // Each feature once, however often it occurs: sorted rather than searched for as it
@@ -226,8 +212,8 @@ mod tests {
         assert_eq!(model.strongest(&scratch.found(), 3), ["silently"]);
     }
 
-    /// The pairs skipped because the model knows one of their words not are pairs it does not
-    /// know: every sentence of the training data scores as the sum of its features' weights.
+    /// The one-pass scorer gives every sentence of the training data the sum of its features'
+    /// weights, to the bit.
     #[test]
     fn the_builtin_model_scores_every_training_sentence_as_its_features_sum() {
         let model = Model::builtin();
