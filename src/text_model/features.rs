@@ -61,6 +61,11 @@ const MARK: u8 = 32;
 /// sentence's last word ends in one.
 const DOT: u8 = 64;
 
+/// The class bits of `byte`.
+fn class_of(byte: u8) -> u8 {
+    BYTE_CLASS[usize::from(byte)]
+}
+
 static BYTE_CLASS: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut b = 0;
@@ -93,23 +98,23 @@ static BYTE_CLASS: [u8; 256] = {
 /// [`chunk_words`] gives each chunk (a test holds them to it).
 fn ascii_words(sentence: &str, word: &mut String, visit: &mut impl FnMut(&str)) {
     let bytes = sentence.as_bytes();
-    let class = |at: usize| BYTE_CLASS[usize::from(bytes[at])];
     let mut at = 0;
     while at < bytes.len() {
-        while at < bytes.len() && class(at) & SPACE != 0 {
+        while at < bytes.len() && class_of(bytes[at]) & SPACE != 0 {
             at += 1;
         }
         let start = at;
         let mut seen = 0;
-        while at < bytes.len() && class(at) & SPACE == 0 {
-            seen |= class(at);
+        while at < bytes.len() && class_of(bytes[at]) & SPACE == 0 {
+            seen |= class_of(bytes[at]);
             at += 1;
         }
-        let (Some(chunk), Some(raw)) = (sentence.get(start..at), bytes.get(start..at)) else {
+        let Some(chunk) = sentence.get(start..at) else {
             continue;
         };
+        let raw = chunk.as_bytes();
         // The trim of `chunk_words`, by the table.
-        let kept = |b: &u8| BYTE_CLASS[usize::from(*b)] & (LETTER | DIGIT | KEPT) != 0;
+        let kept = |b: &u8| class_of(*b) & (LETTER | DIGIT | KEPT) != 0;
         let first = raw.iter().position(kept).unwrap_or(raw.len());
         let last = raw.iter().rposition(kept).map_or(first, |i| i + 1);
         let may_be_special = seen & MARK != 0
@@ -130,8 +135,8 @@ fn ascii_chunk_words(chunk: &str, word: &mut String, visit: &mut impl FnMut(&str
     while at < bytes.len() {
         let start = at;
         let mut seen = 0;
-        while at < bytes.len() && BYTE_CLASS[usize::from(bytes[at])] & (LETTER | DIGIT) != 0 {
-            seen |= BYTE_CLASS[usize::from(bytes[at])];
+        while at < bytes.len() && class_of(bytes[at]) & (LETTER | DIGIT) != 0 {
+            seen |= class_of(bytes[at]);
             at += 1;
         }
         let part = &chunk[start..at];
@@ -157,14 +162,21 @@ fn chunk_words(chunk: &str, word: &mut String, visit: &mut impl FnMut(&str)) {
     let chunk = chunk.trim_matches(|c: char| {
         !(c.is_alphanumeric() || matches!(c, '~' | '/' | '\\' | '$' | '.' | '_' | '-'))
     });
-    // `contains("://")` builds a substring searcher per call: dear on chunks a word long.
-    let has_scheme = chunk.as_bytes().windows(3).any(|w| w == b"://");
-    if has_scheme || chunk.starts_with("www.") {
-        return visit(URL);
-    } else if is_email(chunk) {
-        return visit(EMAIL);
-    } else if is_path(chunk) {
-        visit(PATH);
+    // Every address and path holds one of these bytes; most words of a non-ASCII sentence
+    // hold none (an ASCII one sends here only the chunks that do).
+    let may_be_special = chunk
+        .bytes()
+        .any(|b| matches!(b, b':' | b'@' | b'/' | b'~' | b'$' | b'%' | b'.'));
+    if may_be_special {
+        // `contains("://")` builds a substring searcher per call: dear on chunks a word long.
+        let has_scheme = chunk.as_bytes().windows(3).any(|w| w == b"://");
+        if has_scheme || chunk.starts_with("www.") {
+            return visit(URL);
+        } else if is_email(chunk) {
+            return visit(EMAIL);
+        } else if is_path(chunk) {
+            visit(PATH);
+        }
     }
     split_words(chunk, word, visit);
 }
