@@ -33,13 +33,30 @@ impl StringCheck for HiddenCharacters {
     fn scan(&self, _cx: &Context<'_>, at: &At<'_>) -> Vec<Draft> {
         classify(at.target.text)
             .into_iter()
-            .map(|(rule, range, message)| at.draft(rule, range, message))
+            .map(|found| {
+                let draft = at.draft(found.rule, found.range, found.message);
+                if found.stray {
+                    draft.severity(Severity::Low)
+                } else {
+                    draft
+                }
+            })
             .collect()
     }
 }
 
-/// Which hidden-character rules a string breaks: (rule, range of the first run, message).
-fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
+/// A hidden-character rule a string breaks.
+struct Hidden {
+    rule: &'static str,
+    /// The first run of the characters.
+    range: Range<usize>,
+    message: String,
+    /// Every run is a stray ([`is_stray`]): reported at low severity.
+    stray: bool,
+}
+
+/// Which hidden-character rules a string breaks.
+fn classify(text: &str) -> Vec<Hidden> {
     let mut found = Vec::new();
     // Every character these rules look for is a control character or non-ASCII: plain
     // printable ASCII (most strings) needs no look at its characters. Checked 32 bytes at a
@@ -74,14 +91,15 @@ fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
             .flat_map(|r| text.get(r.clone()).unwrap_or_default().chars())
             .filter_map(|c| char::from_u32(u32::from(c) - 0xE0000))
             .collect();
-        found.push((
-            "unicode-tag-characters",
-            first.clone(),
-            format!(
+        found.push(Hidden {
+            rule: "unicode-tag-characters",
+            range: first.clone(),
+            message: format!(
                 "invisible Unicode tag characters spell out hidden text: \"{}\"",
                 excerpt(&hidden)
             ),
-        ));
+            stray: false,
+        });
     }
     let mut simple = |rule, found_runs: &[Range<usize>], what: &str| {
         if let Some(first) = found_runs.first() {
@@ -89,14 +107,20 @@ fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
                 .iter()
                 .map(|r| text.get(r.clone()).unwrap_or_default().chars().count())
                 .sum();
-            found.push((
+            let stray = rule == "invisible-characters"
+                && count <= MAX_STRAYS
+                && found_runs.iter().all(|run| is_stray(text, run));
+            let excerpt = excerpt(text.get(first.clone()).unwrap_or_default());
+            found.push(Hidden {
                 rule,
-                first.clone(),
-                format!(
-                    "{count} {what}: \"{}\"",
-                    excerpt(text.get(first.clone()).unwrap_or_default())
-                ),
-            ));
+                range: first.clone(),
+                message: if stray {
+                    format!("{count} {what}, beside white space: \"{excerpt}\" (they split no word)")
+                } else {
+                    format!("{count} {what}: \"{excerpt}\"")
+                },
+                stray,
+            });
         }
     };
     simple(
@@ -115,6 +139,23 @@ fn classify(text: &str) -> Vec<(&'static str, Range<usize>, String)> {
         "invisible character(s) a reviewer cannot see",
     );
     found
+}
+
+/// At most this many invisible characters in a string can be strays ([`is_stray`]): a few
+/// bits at most, where hiding a message in zero-width characters takes several a letter.
+const MAX_STRAYS: usize = 3;
+
+/// Whether a run of invisible characters is a stray, as text pasted from a web page or a
+/// document editor carries: zero-width spaces, word joiners or byte-order marks beside white
+/// space or at an end of the string. It splits no word, so it hides no word from a filter.
+fn is_stray(text: &str, run: &Range<usize>) -> bool {
+    let only_spaces = text
+        .get(run.clone())
+        .is_some_and(|r| r.chars().all(|c| matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}')));
+    let before = text.get(..run.start).and_then(|s| s.chars().next_back());
+    let after = text.get(run.end..).and_then(|s| s.chars().next());
+    let blank = |c: Option<char>| c.is_none_or(char::is_whitespace);
+    only_spaces && (blank(before) || blank(after))
 }
 
 /// The kinds of hidden character, in the order their findings are reported.
@@ -957,7 +998,7 @@ mod tests {
             ("\u{1b}[8mhidden\u{1b}[0m", &["ansi-escape"]),
         ];
         for (text, want) in cases {
-            let got: Vec<&str> = classify(text).iter().map(|f| f.0).collect();
+            let got: Vec<&str> = classify(text).iter().map(|f| f.rule).collect();
             assert_eq!(got, want, "{text:?}");
         }
         // The printable-ASCII look goes by blocks of 32 bytes: a control character is found
@@ -968,9 +1009,30 @@ mod tests {
             let mut text = plain.clone();
             text.insert(at, '\u{1b}');
             text.insert_str(at + 1, "[8m");
-            let got: Vec<&str> = classify(&text).iter().map(|f| f.0).collect();
+            let got: Vec<&str> = classify(&text).iter().map(|f| f.rule).collect();
             assert_eq!(got, ["ansi-escape"], "at {at}");
         }
+    }
+
+    #[test]
+    fn a_few_zero_width_spaces_beside_white_space_are_strays() {
+        let stray = |text: &str| {
+            let found = classify(text);
+            assert_eq!(found.len(), 1, "{text:?}");
+            found[0].stray
+        };
+        // Pasted from a web page: beside a space, at an end.
+        assert!(stray("How \u{200b}\u{200b}to obtain the id"));
+        assert!(stray("Lists messages.\u{200b}"));
+        assert!(stray("\u{2060} Returns the id \u{200b}"));
+        // Splitting a word hides it from a filter.
+        assert!(!stray("ig\u{200b}nore the rules"));
+        assert!(!stray("How \u{200b}to ig\u{200b}nore"));
+        // Too many to be a paste's leftovers: enough to encode bits.
+        assert!(!stray("a \u{200b}\u{200b}\u{200b}\u{200b} b"));
+        // Joiners and fillers are not spaces.
+        assert!(!stray("a \u{200d} b"));
+        assert!(!stray("a \u{3164} b"));
     }
 
     #[test]
@@ -981,9 +1043,9 @@ mod tests {
             .collect();
         let text = format!("Weather.{hidden}");
         let found = classify(&text);
-        assert_eq!(found[0].0, "unicode-tag-characters");
-        assert_eq!(found[0].1, 8..text.len());
-        assert!(found[0].2.contains("\"hi you\""), "{}", found[0].2);
+        assert_eq!(found[0].rule, "unicode-tag-characters");
+        assert_eq!(found[0].range, 8..text.len());
+        assert!(found[0].message.contains("\"hi you\""), "{}", found[0].message);
     }
 
     #[test]

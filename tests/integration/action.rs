@@ -141,7 +141,7 @@ fn passing_scan_and_pr_review_summary() {
         ],
     );
     assert!(step.outputs.contains("exit-code=0\n"), "{}", step.outputs);
-    // The approved description still carries a zero-width space: a medium finding, not a failure.
+    // The approved description still carries a zero-width space: a low finding, not a failure.
     assert!(
         step.summary.contains(":warning: **Passed with findings**"),
         "{}",
