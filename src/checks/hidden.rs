@@ -101,21 +101,23 @@ fn classify(text: &str) -> Vec<Hidden> {
             stray: false,
         });
     }
-    let mut simple = |rule, found_runs: &[Range<usize>], what: &str| {
+    let count = |found_runs: &[Range<usize>]| -> usize {
+        found_runs
+            .iter()
+            .map(|r| text.get(r.clone()).unwrap_or_default().chars().count())
+            .sum()
+    };
+    let mut simple = |rule, found_runs: &[Range<usize>], what: &str, stray: bool| {
         if let Some(first) = found_runs.first() {
-            let count: usize = found_runs
-                .iter()
-                .map(|r| text.get(r.clone()).unwrap_or_default().chars().count())
-                .sum();
-            let stray = rule == "invisible-characters"
-                && count <= MAX_STRAYS
-                && found_runs.iter().all(|run| is_stray(text, run));
+            let count = count(found_runs);
             let excerpt = excerpt(text.get(first.clone()).unwrap_or_default());
             found.push(Hidden {
                 rule,
                 range: first.clone(),
                 message: if stray {
-                    format!("{count} {what}, beside white space: \"{excerpt}\" (they split no word)")
+                    format!(
+                        "{count} {what}, beside white space: \"{excerpt}\" (they split no word)"
+                    )
                 } else {
                     format!("{count} {what}: \"{excerpt}\"")
                 },
@@ -127,16 +129,20 @@ fn classify(text: &str) -> Vec<Hidden> {
         "bidi-control",
         &bidi,
         "bidi control character(s) that reorder how the text displays",
+        false,
     );
     simple(
         "ansi-escape",
         &ansi,
         "ANSI escape character(s) that can hide or rewrite text in a terminal",
+        false,
     );
+    let strays = count(&invisible) <= MAX_STRAYS && invisible.iter().all(|r| is_stray(text, r));
     simple(
         "invisible-characters",
         &invisible,
         "invisible character(s) a reviewer cannot see",
+        strays,
     );
     found
 }
@@ -149,9 +155,10 @@ const MAX_STRAYS: usize = 3;
 /// document editor carries: zero-width spaces, word joiners or byte-order marks beside white
 /// space or at an end of the string. It splits no word, so it hides no word from a filter.
 fn is_stray(text: &str, run: &Range<usize>) -> bool {
-    let only_spaces = text
-        .get(run.clone())
-        .is_some_and(|r| r.chars().all(|c| matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}')));
+    let only_spaces = text.get(run.clone()).is_some_and(|r| {
+        r.chars()
+            .all(|c| matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}'))
+    });
     let before = text.get(..run.start).and_then(|s| s.chars().next_back());
     let after = text.get(run.end..).and_then(|s| s.chars().next());
     let blank = |c: Option<char>| c.is_none_or(char::is_whitespace);
@@ -1045,7 +1052,11 @@ mod tests {
         let found = classify(&text);
         assert_eq!(found[0].rule, "unicode-tag-characters");
         assert_eq!(found[0].range, 8..text.len());
-        assert!(found[0].message.contains("\"hi you\""), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("\"hi you\""),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]
