@@ -138,10 +138,12 @@ fn passing_scan_and_pr_review_summary() {
             ("MCP_SCAN_PATHS", "snapshots"),
             ("MCP_SCAN_BASE_LOCK", "base.lock"),
             ("MCP_SCAN_FORMAT", "text"),
+            ("MCP_SCAN_FAIL_ON", "critical"),
         ],
     );
     assert!(step.outputs.contains("exit-code=0\n"), "{}", step.outputs);
-    // The approved description still carries a zero-width space: a low finding, not a failure.
+    // The approved description carries an order (high) and a zero-width space (low): findings,
+    // not a failure at `critical`.
     assert!(
         step.summary.contains(":warning: **Passed with findings**"),
         "{}",
@@ -166,6 +168,8 @@ fn passing_scan_and_pr_review_summary() {
 fn poisoned_approval_fails_the_job_in_pr_review() {
     let work = drifted_workspace();
     let dir = work.path();
+    // Only the vendored server changes: the scanned weather snapshot is the approved one.
+    std::fs::copy(shared("weather.json"), dir.join("snapshots/weather.json")).unwrap();
     std::fs::create_dir(dir.join("vendor")).unwrap();
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/diff-base/notes-poisoned.json"),

@@ -43,8 +43,10 @@ fn base_lock_from_a_git_revision() {
     .unwrap();
     assert_eq!(run(dir, &args(&["lock", "snapshots"])).code, 0);
 
+    // The drifted description's new order is screened: a high finding, exit 1.
     let out = run(dir, &args(&["diff", "--base", "HEAD:mcp.lock"]));
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("high[cross-tool-precondition]"));
     assert!(out.stdout.contains("mcp.lock compared with HEAD:mcp.lock"));
     assert!(out.stdout.contains("~ server weather: baseline v1 → v2"));
     assert!(
