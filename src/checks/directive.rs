@@ -77,6 +77,7 @@ pub(super) fn warm_up() {
     Signs::of("");
     asks_for_support("");
     asks_the_user_first("");
+    configures_the_server("");
 }
 
 /// Where `text` holds the sentences [`risky_orders`] finds: what other checks of a sentence
@@ -592,15 +593,13 @@ fn is_an_honest_order(
 /// the operator opts into. Only the whole sentence: one order, to set one variable, with a
 /// purpose (no second clause that could give the agent an order of its own).
 fn configures_the_server(sentence: &str) -> bool {
-    static SETS: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
-        regex::Regex::new(
-            r"^\s*(?:[Ss]et|[Ee]xport)\s+`?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:\s*=\s*[\w.-]+)?`?\s+to\s+[^;:\n]*$",
-        )
-        .ok()
+    // As written, not in lower case: the variable's name is what is in capitals.
+    static SETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        compile(&[
+            r"^\s*([Ss]et|[Ee]xport)\s+`?[A-Z][A-Z0-9]*(_[A-Z0-9]+)+(\s*=\s*[\w.-]+)?`?\s+to\s+[^;:\n]*$",
+        ])
     });
-    SETS.as_ref().is_some_and(|re| {
-        re.is_match(sentence) && !sentence.contains(" and then ") && !sentence.contains(", then ")
-    })
+    matches(&SETS, sentence) && !sentence.contains(" and then ") && !sentence.contains(", then ")
 }
 
 /// Whether `sentence` (in lower case) has the agent check with the user: "confirm with the
