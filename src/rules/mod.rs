@@ -59,6 +59,12 @@ pub struct Rule {
     /// Pattern rules: regexes, matched case-insensitively; any one matching is a finding.
     #[serde(default)]
     pub patterns: Vec<String>,
+    /// Pattern rules: regexes, matched case-insensitively against the sentence that holds a
+    /// match; any one matching excuses the match (the honest use of a phrase the patterns name,
+    /// such as a secret masked for the user). The rule still reports a later match that no
+    /// `unless` excuses.
+    #[serde(default)]
+    pub unless: Vec<String>,
     /// Pattern rules: strings that must match and strings that must not (`rules test`).
     #[serde(default)]
     pub examples: Option<Examples>,
