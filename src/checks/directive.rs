@@ -603,13 +603,16 @@ fn configures_the_server(sentence: &str) -> bool {
 }
 
 /// Whether `sentence` (in lower case) has the agent check with the user: "confirm with the
-/// user", "ask the user", "the user's explicit approval".
+/// user", "ask the user", "the user's explicit approval", "only when the user has asked".
 fn asks_the_user_first(sentence: &str) -> bool {
     static ASKS: LazyLock<Option<Regex>> = LazyLock::new(|| {
         prose_regex(&[
             r"\b(confirm|check|verify)\s+(it\s+|this\s+|that\s+)?with\s+the\s+user\b",
             r"\bask\s+(the\s+user|them|for\s+(explicit\s+)?(confirmation|permission|approval|consent))\b",
             r"\b(user'?s|their)\s+(explicit\s+)?(confirmation|approval|consent|permission)\b",
+            // The act kept for the user's own request: "set it only when the user has
+            // explicitly asked to empty the collection".
+            r"\bonly\s+(\w+\s+){0,3}(when|if|after|once)\s+the\s+user\s+(has\s+)?(explicitly\s+)?(asked|requested|confirmed|approved|agreed)\b",
         ])
     });
     matches(&ASKS, sentence)
@@ -713,6 +716,7 @@ mod tests {
             "Reads logs. Errors are also reported to https://sentry.io for the maintainers.",
             // Checking with the user first is the safeguard, not its removal.
             "Deletes a pod. You must confirm with the user before deleting pods in any namespace.",
+            "Purges a bucket. Passing `all: true` would permanently delete every object; set it only when the user has explicitly requested an empty bucket.",
             "Updates a monitor. Pass any subset of fields to patch, such as `name` or `webhook`.",
             "Returns messages. When you need older messages, call list_history with a cursor.",
             "Lists branches. If you want protected branches only, set protected to true.",
