@@ -22,6 +22,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
+use regex_automata::Input;
 use regex_automata::meta::{self, BuildError, Regex};
 use regex_automata::util::syntax;
 use serde::Deserialize;
@@ -210,9 +211,9 @@ pub fn example_failures(rule: &Rule) -> Vec<String> {
         .collect();
     let unless = compile_all(&rule.unless);
     let matches = |text: &str| {
-        regexes.iter().any(|r| {
-            first_unexcused(text, &unless, |part| r.find(part).map(|m| m.range())).is_some()
-        })
+        regexes
+            .iter()
+            .any(|r| first_unexcused(text, &unless, |from| search(r, text, from)).is_some())
     };
     let mut failures = Vec::new();
     for text in &examples.must_match {
@@ -233,16 +234,24 @@ fn compile_all(patterns: &[String]) -> Vec<Regex> {
     patterns.iter().filter_map(|p| compile(p).ok()).collect()
 }
 
-/// The first match `find` gives in `text` whose sentence ([`crate::prose::sentences`]) no
-/// regex of `unless` matches: an excused match is skipped, and the search goes on after it.
+/// Where `regex` first matches `text` at or after byte `from`, reading the text before `from`
+/// for its look-behind (`\b` at `from` is a boundary only if it is one in `text`).
+fn search(regex: &Regex, text: &str, from: usize) -> Option<Range<usize>> {
+    regex
+        .search(&Input::new(text).range(from..))
+        .map(|m| m.range())
+}
+
+/// The first match `find` (the first match at or after a byte) gives in `text` whose sentence
+/// ([`crate::prose::sentences`]) no regex of `unless` matches: an excused match is skipped,
+/// and the search goes on after it.
 fn first_unexcused(
     text: &str,
     unless: &[Regex],
-    find: impl Fn(&str) -> Option<Range<usize>>,
+    find: impl Fn(usize) -> Option<Range<usize>>,
 ) -> Option<Range<usize>> {
     let mut from = 0;
-    while let Some(found) = text.get(from..).and_then(&find) {
-        let found = found.start + from..found.end + from;
+    while let Some(found) = find(from) {
         let sentence = crate::prose::sentences(text)
             .find(|s| s.contains(&found.start))
             .unwrap_or(0..text.len());
@@ -287,16 +296,16 @@ impl PatternRule {
     /// is the match.
     fn find(&self, i: usize, text: &str) -> Option<Range<usize>> {
         if self.unless.is_empty() {
-            return self.find_any(i, text);
+            return self.find_any(i, text, 0);
         }
         let unless = self
             .unless_regexes
             .get_or_init(|| compile_all(&self.unless));
-        first_unexcused(text, unless, |part| self.find_any(i, part))
+        first_unexcused(text, unless, |from| self.find_any(i, text, from))
     }
 
-    /// Where pattern `i` first matches `text`, excused or not.
-    fn find_any(&self, i: usize, text: &str) -> Option<Range<usize>> {
+    /// Where pattern `i` first matches `text` at or after byte `from`, excused or not.
+    fn find_any(&self, i: usize, text: &str, from: usize) -> Option<Range<usize>> {
         let pattern = self.patterns.get(i)?;
         if text.is_ascii()
             && let Some(regex) = self
@@ -304,10 +313,10 @@ impl PatternRule {
                 .get(i)?
                 .get_or_init(|| compile_ascii(pattern).ok())
         {
-            return regex.find(text).map(|m| m.range());
+            return search(regex, text, from);
         }
         match self.regexes.get(i)?.get_or_init(|| compile(pattern).ok()) {
-            Some(regex) => regex.find(text).map(|m| m.range()),
+            Some(regex) => search(regex, text, from),
             None => Some(0..text.len()),
         }
     }
@@ -568,7 +577,7 @@ mod tests {
                 let among = format!("See the docs. {example}. Then stop, v1.2 is old.");
                 for text in [example.as_str(), &among] {
                     let expected = regexes.iter().find_map(|regex| {
-                        first_unexcused(text, &unless, |part| regex.find(part).map(|m| m.range()))
+                        first_unexcused(text, &unless, |from| search(regex, text, from))
                     });
                     let found = set.find(target, text);
                     let got = found.iter().find(|m| m.rule.id == rule.id);
@@ -629,6 +638,10 @@ examples:
         assert!(validate(&builtin).is_ok());
         builtin.unless = vec!["x".into()];
         assert!(validate(&builtin).unwrap_err().contains("`unless`"));
+
+        // The search after an excused match reads the text before it: no word starts there.
+        let ab = compile(r"\bab").unwrap();
+        assert_eq!(search(&ab, "abab ab", 2), Some(5..7));
 
         let mut broken = rule;
         broken.unless = vec!["(".into()];
